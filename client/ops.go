@@ -1,0 +1,204 @@
+package client
+
+import (
+	"context"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Every operation below takes a path relative to the client's namespace,
+// validates it (a *PathError on bad input, before any I/O) and runs under the
+// retry policy. Paths returned are relative to the namespace too.
+
+// abs validates p and puts it under the namespace.
+func (c *Client) abs(p string) (string, error) {
+	if c == nil {
+		return "", invalidArg("nil client")
+	}
+	if err := ValidatePath(p); err != nil {
+		return "", err
+	}
+	switch {
+	case c.cfg.namespace == "":
+		return p, nil
+	case p == "/":
+		return c.cfg.namespace, nil
+	default:
+		return c.cfg.namespace + p, nil
+	}
+}
+
+// rel strips the namespace from a path the server returned.
+func (c *Client) rel(p string) string {
+	ns := c.cfg.namespace
+	if ns == "" {
+		return p
+	}
+	if p == ns {
+		return "/"
+	}
+	return strings.TrimPrefix(p, ns)
+}
+
+// Get returns a node's data and stat.
+func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
+	full, err := c.abs(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var data []byte
+	var st *zk.Stat
+	err = c.run(ctx, func(conn *zk.Conn) (err error) {
+		data, st, err = conn.Get(full)
+		return err
+	})
+	return data, st, err
+}
+
+// GetW is Get that also leaves a data watch on the node. The channel gets one
+// event: the node changed or was deleted, or (zk.EventNotWatching) the watch
+// was dropped because its session or connection ended.
+func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
+	full, err := c.abs(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var data []byte
+	var st *zk.Stat
+	var ch <-chan zk.Event
+	err = c.run(ctx, func(conn *zk.Conn) (err error) {
+		data, st, ch, err = conn.GetW(full)
+		return err
+	})
+	return data, st, ch, err
+}
+
+// Set writes a node's data if its version matches (-1 for any version).
+func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+	full, err := c.abs(path)
+	if err != nil {
+		return nil, err
+	}
+	var st *zk.Stat
+	err = c.run(ctx, func(conn *zk.Conn) (err error) {
+		st, err = conn.Set(full, data, version)
+		return err
+	})
+	return st, err
+}
+
+// Exists reports whether a node exists, with its stat when it does.
+func (c *Client) Exists(ctx context.Context, path string) (bool, *zk.Stat, error) {
+	full, err := c.abs(path)
+	if err != nil {
+		return false, nil, err
+	}
+	var ok bool
+	var st *zk.Stat
+	err = c.run(ctx, func(conn *zk.Conn) (err error) {
+		ok, st, err = conn.Exists(full)
+		return err
+	})
+	return ok, st, err
+}
+
+// ExistsW is Exists that leaves a watch, whether or not the node exists.
+func (c *Client) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, <-chan zk.Event, error) {
+	full, err := c.abs(path)
+	if err != nil {
+		return false, nil, nil, err
+	}
+	var ok bool
+	var st *zk.Stat
+	var ch <-chan zk.Event
+	err = c.run(ctx, func(conn *zk.Conn) (err error) {
+		ok, st, ch, err = conn.ExistsW(full)
+		return err
+	})
+	return ok, st, ch, err
+}
+
+// Children lists a node's children (names, unsorted).
+func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat, error) {
+	full, err := c.abs(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var kids []string
+	var st *zk.Stat
+	err = c.run(ctx, func(conn *zk.Conn) (err error) {
+		kids, st, err = conn.Children(full)
+		return err
+	})
+	return kids, st, err
+}
+
+// ChildrenW is Children that leaves a child watch on the node.
+func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
+	full, err := c.abs(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var kids []string
+	var st *zk.Stat
+	var ch <-chan zk.Event
+	err = c.run(ctx, func(conn *zk.Conn) (err error) {
+		kids, st, ch, err = conn.ChildrenW(full)
+		return err
+	})
+	return kids, st, ch, err
+}
+
+// Delete deletes a node if its version matches (-1 for any version).
+// After a lost connection the retry may find the node already gone:
+// zk.ErrNoNode then means either outcome; DeleteIfExists hides it.
+func (c *Client) Delete(ctx context.Context, path string, version int32) error {
+	full, err := c.abs(path)
+	if err != nil {
+		return err
+	}
+	return c.run(ctx, func(conn *zk.Conn) error { return conn.Delete(full, version) })
+}
+
+// DeleteIfExists deletes a node, treating "already gone" as success.
+func (c *Client) DeleteIfExists(ctx context.Context, path string) error {
+	err := c.Delete(ctx, path, -1)
+	if err == zk.ErrNoNode {
+		return nil
+	}
+	return err
+}
+
+// Create creates a node with the client's ACL; the parent must exist.
+// flags are go-zookeeper's (zk.FlagEphemeral, zk.FlagSequence, ...).
+// Retrying a create whose reply was lost may report zk.ErrNodeExists for a
+// node this very call made; CreateProtected has no such ambiguity.
+func (c *Client) Create(ctx context.Context, path string, data []byte, flags int32) (string, error) {
+	full, err := c.abs(path)
+	if err != nil {
+		return "", err
+	}
+	var out string
+	err = c.run(ctx, func(conn *zk.Conn) (err error) {
+		out, err = conn.Create(full, data, flags, c.acl)
+		return err
+	})
+	return c.rel(out), err
+}
+
+// CreateWithParents is Create that first makes any missing ancestor as a
+// container node, which the server deletes again once it has had children and
+// has none left.
+func (c *Client) CreateWithParents(ctx context.Context, path string, data []byte, flags int32) (string, error) {
+	full, err := c.abs(path)
+	if err != nil {
+		return "", err
+	}
+	var out string
+	err = c.run(ctx, func(conn *zk.Conn) (err error) {
+		out, err = c.createWithParents(conn, full, data, flags)
+		return err
+	})
+	return c.rel(out), err
+}
