@@ -35,6 +35,7 @@ type Client struct {
 	state       State         // zero until the first session
 	sess        *Session
 	sessChanged chan struct{} // closed and replaced whenever sess changes
+	discCh      chan struct{} // closed when the connection is lost; replaced when it is back
 	expiry      *time.Timer
 	subs        map[*subscriber]struct{}
 }
@@ -72,6 +73,7 @@ func New(opts ...Option) (*Client, error) {
 		closedCh:    make(chan struct{}),
 		firstSess:   make(chan struct{}),
 		sessChanged: make(chan struct{}),
+		discCh:      closedChan(),
 	}, nil
 }
 
@@ -137,6 +139,7 @@ func (c *Client) Close() error {
 	}
 	c.closed = true
 	close(c.closedCh)
+	c.markDisconnectedLocked()
 	c.stopExpiryLocked()
 	if c.sess != nil {
 		c.sess.end(ErrClosed)
@@ -417,6 +420,14 @@ func (c *Client) loseLocked() {
 
 func (c *Client) publishLocked(s State, sid int64) {
 	c.state = s
+	switch s {
+	case StateSuspended, StateLost:
+		c.markDisconnectedLocked()
+	case StateConnected, StateReconnected:
+		if isClosedChan(c.discCh) {
+			c.discCh = make(chan struct{})
+		}
+	}
 	ev := StateChange{State: s, SessionID: sid, Time: time.Now()}
 	c.log.Info("zookeeper connection state", "state", s.String(), "session", sessionHex(sid))
 	for sub := range c.subs {
@@ -465,6 +476,41 @@ func (c *Client) expireLocally(gen uint64, s *Session) {
 			c.log.Error("reconnect after local expiry failed", "err", err)
 		}
 	}()
+}
+
+// Disconnected returns a channel that is closed the next time the connection
+// is lost (Suspended or Lost), or by Close. While the client is disconnected,
+// or before its first session, the channel returned is already closed. A lock
+// holder takes it before the listing that grants it the lock, so it cannot
+// miss a suspension that happened after that listing.
+func (c *Client) Disconnected() <-chan struct{} {
+	if c == nil {
+		return closedChan()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.discCh
+}
+
+func (c *Client) markDisconnectedLocked() {
+	if !isClosedChan(c.discCh) {
+		close(c.discCh)
+	}
+}
+
+func closedChan() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}
+
+func isClosedChan(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 func sessionHex(id int64) string { return fmt.Sprintf("0x%x", uint64(id)) }
