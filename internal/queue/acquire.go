@@ -1,0 +1,209 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// Request describes one acquisition.
+type Request struct {
+	// Marker is the lock name of the node to create ("lock-", "__READ__", ...).
+	Marker string
+	// Suffix, when set, is appended to the marker and the node is created
+	// EPHEMERAL rather than EPHEMERAL_SEQUENTIAL: the read/write lock's
+	// downgrade node carries its writer's sequence number this way.
+	Suffix string
+	// Data is the node's data.
+	Data []byte
+	// Predicate decides holding.
+	Predicate Predicate
+	// Wait is false for a try-lock: return ErrWouldBlock rather than wait.
+	Wait bool
+	// LostOnSessionLossOnly makes Held.Lost close only when the session is
+	// lost, not already when the connection is suspended.
+	LostOnSessionLossOnly bool
+	// OnRevoke, if set, is called (on its own goroutine) when someone writes
+	// RevokeMarker into the held node.
+	OnRevoke func()
+}
+
+// Acquire creates the contender's node and waits until the predicate says it
+// holds, ctx ends, or the node or its session is lost. On every error return,
+// the node it created has been deleted.
+func (q *Queue) Acquire(ctx context.Context, req Request) (*Held, error) {
+	flags := int32(zk.FlagEphemeralSequential)
+	name := req.Marker
+	if req.Suffix != "" {
+		flags = zk.FlagEphemeral
+		name += req.Suffix
+	}
+	node, err := q.c.CreateProtected(ctx, path.Join(q.dir, name), req.Data, flags)
+	if err != nil {
+		return nil, err
+	}
+	w := &waiter{q: q, req: req, node: node, name: path.Base(node.Path)}
+	h, err := w.run(ctx)
+	if err != nil {
+		w.removeNode()
+		return nil, err
+	}
+	return h, nil
+}
+
+type waiter struct {
+	q    *Queue
+	req  Request
+	node client.ProtectedNode
+	name string
+	own  ownWatch
+}
+
+// ownWatch is the data watch on the contender's own node: it fires when the
+// node is deleted under us or revoked, and its stat gives the fencing token.
+type ownWatch struct {
+	stat *zk.Stat
+	ch   <-chan zk.Event
+	err  error
+}
+
+func (w *waiter) run(ctx context.Context) (*Held, error) {
+	c, sess := w.q.c, w.node.Session
+	// The first listing and the watch on our own node go out together.
+	ownc := make(chan ownWatch, 1)
+	go func() {
+		_, st, ch, err := c.GetW(ctx, w.node.Path)
+		ownc <- ownWatch{stat: st, ch: ch, err: err}
+	}()
+	disc := c.Disconnected()
+	kids, err := w.list(ctx)
+	w.own = <-ownc
+	switch {
+	case w.own.err == zk.ErrNoNode:
+		return nil, ErrNodeDeleted
+	case w.own.err != nil:
+		return nil, w.own.err
+	case w.own.stat.EphemeralOwner != sess.ID():
+		// The create landed in a later session than the one we saw: it is
+		// not the session we would watch, so do not pretend to hold by it.
+		return nil, fmt.Errorf("zkrecipes: lock node's session changed during acquire: %w", client.ErrSessionLost)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for {
+		nodes := Sorted(kids, w.q.markers)
+		mine := IndexOf(nodes, w.name)
+		if mine < 0 {
+			return nil, ErrNodeDeleted
+		}
+		d := w.req.Predicate(nodes, mine)
+		if d.Holds && !isClosed(disc) {
+			return w.hold(disc), nil
+		}
+		if !d.Holds && !w.req.Wait {
+			return nil, ErrWouldBlock
+		}
+		granted := false
+		if !d.Holds {
+			granted, err = w.wait(ctx, nodes[d.Wait].Name, d.GrantOnDelete)
+			if err != nil {
+				return nil, err
+			}
+		}
+		// A grant is only as good as the connection it was seen on: after a
+		// suspension, look again with a fresh view.
+		if granted && !isClosed(disc) {
+			return w.hold(disc), nil
+		}
+		disc = c.Disconnected()
+		if kids, err = w.list(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (w *waiter) list(ctx context.Context) ([]string, error) {
+	listings.Add(1)
+	kids, _, err := w.q.c.Children(ctx, w.q.dir)
+	return kids, err
+}
+
+// wait blocks until the node waited for changes. It reports granted when it
+// was deleted and its deletion alone makes us hold.
+func (w *waiter) wait(ctx context.Context, target string, grantOnDelete bool) (bool, error) {
+	c, sess := w.q.c, w.node.Session
+	_, _, ch, err := c.GetW(ctx, path.Join(w.q.dir, target))
+	if err == zk.ErrNoNode {
+		return grantOnDelete, nil // gone before we could watch it: as good as deleted
+	}
+	if err != nil {
+		return false, err
+	}
+	for {
+		select {
+		case ev := <-ch:
+			wakeups.Add(1)
+			return grantOnDelete && ev.Type == zk.EventNodeDeleted, nil
+		case ev := <-w.own.ch:
+			if ev.Type == zk.EventNodeDataChanged {
+				w.rewatchOwn(ctx)
+				continue
+			}
+			if sess.Err() != nil {
+				return false, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
+			}
+			return false, ErrNodeDeleted
+		case <-sess.Done():
+			return false, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// rewatchOwn re-arms the watch on our own node after a data change.
+func (w *waiter) rewatchOwn(ctx context.Context) {
+	_, st, ch, err := w.q.c.GetW(ctx, w.node.Path)
+	if err != nil {
+		// Deleted, or the connection is going: a closed channel makes the
+		// next select look at the session and the node again.
+		closed := make(chan zk.Event, 1)
+		closed <- zk.Event{Type: zk.EventNodeDeleted, Err: err}
+		w.own.ch = closed
+		return
+	}
+	w.own = ownWatch{stat: st, ch: ch}
+}
+
+// removeNode deletes the contender's node on a failed acquire, with its own
+// deadline since the caller's context may be what ended the acquire.
+func (w *waiter) removeNode() {
+	deleteNode(w.q.c, w.node)
+}
+
+// deleteNode deletes node, bounded in time. Even when the node's session has
+// ended it tries: a session given up locally may still live on the server
+// for a while, and the node must not outlive its purpose there.
+func deleteNode(c *client.Client, node client.ProtectedNode) {
+	ctx, cancel := context.WithTimeout(context.Background(), max(c.SessionTimeout(), 2*time.Second))
+	defer cancel()
+	if err := c.DeleteIfExists(ctx, node.Path); err != nil {
+		c.Logger().Warn("could not delete a lock node; it goes with its session",
+			"path", node.Path, "err", err)
+	}
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
