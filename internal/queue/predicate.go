@@ -35,3 +35,42 @@ func Exclusive(n int) Predicate {
 		return Decision{Wait: mine - 1, GrantOnDelete: mine == n}
 	}
 }
+
+// Always holds at once. The read/write lock's downgrade uses it: a handle
+// that holds the write lock may take the read lock without waiting.
+func Always(nodes []Node, mine int) Decision { return Decision{Holds: true} }
+
+// Writer is the write side of a read/write lock: it holds when first of all
+// nodes, readers and writers alike, and otherwise waits for the node just
+// before it. The deletion of that node grants at once only when it was a
+// reader: a writer in front may have downgraded, leaving a read node at its
+// own position, which only a fresh listing shows.
+func Writer(readMarker string) Predicate {
+	return func(nodes []Node, mine int) Decision {
+		if mine == 0 {
+			return Decision{Holds: true}
+		}
+		return Decision{Wait: mine - 1, GrantOnDelete: mine == 1 && nodes[0].Marker == readMarker}
+	}
+}
+
+// Reader is the read side of a read/write lock: it holds when no writer
+// sorts before it, and otherwise waits for the LAST writer before it, so a
+// reader queued behind several writers wakes once, when the last of them
+// goes. When that writer was the only one in front, its deletion grants at
+// once: writers only join at the back, and a downgrade node is a reader.
+func Reader(writeMarker string) Predicate {
+	return func(nodes []Node, mine int) Decision {
+		last, writers := -1, 0
+		for i := 0; i < mine; i++ {
+			if nodes[i].Marker == writeMarker {
+				last = i
+				writers++
+			}
+		}
+		if last < 0 {
+			return Decision{Holds: true}
+		}
+		return Decision{Wait: last, GrantOnDelete: writers == 1}
+	}
+}

@@ -2,9 +2,7 @@ package mutex
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
@@ -17,22 +15,17 @@ var (
 	// ErrLocked is returned by TryLock when another contender holds the lock.
 	ErrLocked = queue.ErrWouldBlock
 	// ErrNotHeld is returned by Unlock on a handle that does not hold the lock.
-	ErrNotHeld = errors.New("zkrecipes/mutex: lock not held by this handle")
+	ErrNotHeld = queue.ErrNotHeld
 	// ErrLost is returned by a reentrant Lock on a handle whose holding was
 	// lost: Unlock it (as often as it was locked) before locking again.
-	ErrLost = errors.New("zkrecipes/mutex: lock was lost")
+	ErrLost = queue.ErrLost
 )
 
 // Mutex is one handle on a distributed lock. See the package documentation.
 type Mutex struct {
-	q   *queue.Queue
-	req queue.Request
-
-	sem chan struct{} // serialises Lock, TryLock and Unlock on this handle
-
-	mu    sync.Mutex
-	held  *queue.Held
-	count int
+	q    *queue.Queue
+	req  queue.Request
+	slot *queue.Reentrant
 }
 
 // Option configures a Mutex.
@@ -95,7 +88,7 @@ func New(c *client.Client, path string, opts ...Option) (*Mutex, error) {
 			LostOnSessionLossOnly: o.sessionOnly,
 			OnRevoke:              o.onRevoke,
 		},
-		sem: make(chan struct{}, 1),
+		slot: queue.NewReentrant(queue.NewSemaphore()),
 	}, nil
 }
 
@@ -111,30 +104,11 @@ func (m *Mutex) acquire(ctx context.Context, wait bool) error {
 	if m == nil {
 		return fmt.Errorf("%w: nil mutex", client.ErrInvalidArgument)
 	}
-	if err := m.enter(ctx); err != nil {
-		return err
-	}
-	defer m.leave()
-	m.mu.Lock()
-	if m.held != nil {
-		defer m.mu.Unlock()
-		if isClosed(m.held.Lost()) {
-			return ErrLost
-		}
-		m.count++
-		return nil
-	}
-	m.mu.Unlock()
 	req := m.req
 	req.Wait = wait
-	h, err := m.q.Acquire(ctx, req)
-	if err != nil {
-		return err
-	}
-	m.mu.Lock()
-	m.held, m.count = h, 1
-	m.mu.Unlock()
-	return nil
+	return m.slot.Acquire(ctx, func(ctx context.Context) (*queue.Held, error) {
+		return m.q.Acquire(ctx, req)
+	})
 }
 
 // Unlock undoes one Lock. When the count reaches zero the lock node is
@@ -144,74 +118,37 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	if m == nil {
 		return fmt.Errorf("%w: nil mutex", client.ErrInvalidArgument)
 	}
-	if err := m.enter(ctx); err != nil {
-		return err
-	}
-	defer m.leave()
-	m.mu.Lock()
-	h := m.held
-	if h == nil {
-		m.mu.Unlock()
-		return ErrNotHeld
-	}
-	m.count--
-	if m.count > 0 {
-		m.mu.Unlock()
-		return nil
-	}
-	m.held = nil
-	m.mu.Unlock()
-	return h.Release(ctx)
-}
-
-func (m *Mutex) enter(ctx context.Context) error {
-	select {
-	case m.sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (m *Mutex) leave() { <-m.sem }
-
-func (m *Mutex) current() *queue.Held {
-	if m == nil {
-		return nil
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.held
+	return m.slot.Release(ctx)
 }
 
 // IsHeld reports whether this handle holds the lock (even if it was lost
 // and not yet unlocked; see Lost).
-func (m *Mutex) IsHeld() bool { return m.current() != nil }
+func (m *Mutex) IsHeld() bool { return m != nil && m.slot.Current() != nil }
 
 // Lost returns a channel closed when this handle's ownership can no longer
 // be guaranteed. On a handle that does not hold, it is already closed.
 func (m *Mutex) Lost() <-chan struct{} {
-	if h := m.current(); h != nil {
-		return h.Lost()
+	if m == nil {
+		return queue.NewReentrant(nil).Lost()
 	}
-	return closedChan
+	return m.slot.Lost()
 }
 
 // Token returns the fencing token of the current holding: the lock node's
 // creation zxid, strictly greater than any earlier holder's. 0 when not held.
 func (m *Mutex) Token() int64 {
-	if h := m.current(); h != nil {
-		return h.Czxid()
+	if m == nil {
+		return 0
 	}
-	return 0
+	return m.slot.Token()
 }
 
 // Node returns the path of the held lock node, or "" when not held.
 func (m *Mutex) Node() string {
-	if h := m.current(); h != nil {
-		return h.Path()
+	if m == nil {
+		return ""
 	}
-	return ""
+	return m.slot.Node()
 }
 
 // Path returns the lock's path.
@@ -242,19 +179,4 @@ func Revoke(ctx context.Context, c *client.Client, nodePath string) error {
 		return fmt.Errorf("%w: nil client", client.ErrInvalidArgument)
 	}
 	return queue.Revoke(ctx, c, nodePath)
-}
-
-var closedChan = func() chan struct{} {
-	ch := make(chan struct{})
-	close(ch)
-	return ch
-}()
-
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
