@@ -1,0 +1,331 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
+)
+
+// Curator's jars from Debian's libcurator-*-java packages (scripts/install-deps.sh).
+var curatorJars = []string{
+	"curator-client.jar", "curator-framework.jar", "curator-recipes.jar",
+	"guava.jar", "zookeeper.jar", "zookeeper-jute.jar", "slf4j-api.jar",
+}
+
+func curatorClasspath(t *testing.T) string {
+	t.Helper()
+	var cp []string
+	for _, j := range curatorJars {
+		p := filepath.Join("/usr/share/java", j)
+		_, err := os.Stat(p)
+		require.NoError(t, err, "Curator interop needs %s: run scripts/install-deps.sh", p)
+		cp = append(cp, p)
+	}
+	return strings.Join(cp, ":")
+}
+
+var (
+	curatorBuild     sync.Once
+	curatorClassDir  string
+	curatorBuildErr  error
+	curatorBuildLogs []byte
+)
+
+// compileCurator compiles testdata/curator once per test binary.
+func compileCurator(t *testing.T) (classDir, classpath string) {
+	t.Helper()
+	cp := curatorClasspath(t)
+	curatorBuild.Do(func() {
+		dir, err := os.MkdirTemp("", "zkrecipes-curator-")
+		if err != nil {
+			curatorBuildErr = err
+			return
+		}
+		curatorClassDir = dir
+		cmd := exec.Command("javac", "-d", dir, "-cp", cp, "testdata/curator/CuratorContender.java")
+		curatorBuildLogs, curatorBuildErr = cmd.CombinedOutput()
+	})
+	require.NoError(t, curatorBuildErr, "javac: %s", curatorBuildLogs)
+	return curatorClassDir, curatorClassDir + ":" + cp
+}
+
+// curatorProc is one running Curator contender.
+type curatorProc struct {
+	cmd  *exec.Cmd
+	out  bytes.Buffer
+	mu   sync.Mutex
+	done chan error
+}
+
+func startCurator(t *testing.T, ctx context.Context, lockPath, kind string, iters int, counter, inside string) *curatorProc {
+	t.Helper()
+	_, cp := compileCurator(t)
+	p := &curatorProc{done: make(chan error, 1)}
+	p.cmd = exec.CommandContext(ctx, "java", "-Xmx128m", "-cp", cp, "CuratorContender",
+		shared.ConnectString(), lockPath, kind, strconv.Itoa(iters), counter, inside)
+	stdout, err := p.cmd.StdoutPipe()
+	require.NoError(t, err)
+	p.cmd.Stderr = io.Discard // slf4j's "no binding" notice
+	require.NoError(t, p.cmd.Start())
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		once := sync.Once{}
+		for sc.Scan() {
+			p.mu.Lock()
+			p.out.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+			if strings.HasPrefix(sc.Text(), "curator: ready") {
+				once.Do(func() { close(ready) })
+			}
+		}
+		once.Do(func() { close(ready) })
+		p.done <- p.cmd.Wait()
+	}()
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		t.Fatalf("curator contender did not start: %v", ctx.Err())
+	}
+	return p
+}
+
+var curatorDone = regexp.MustCompile(`curator: done iters=(\d+) violations=(\d+)`)
+
+// wait returns the Curator process's count of violations.
+func (p *curatorProc) wait(t *testing.T) int {
+	t.Helper()
+	err := <-p.done
+	p.mu.Lock()
+	out := p.out.String()
+	p.mu.Unlock()
+	require.NoError(t, err, "curator output:\n%s", out)
+	m := curatorDone.FindStringSubmatch(out)
+	require.NotNil(t, m, "curator output:\n%s", out)
+	v, _ := strconv.Atoi(m[2])
+	return v
+}
+
+// goCriticalSection is the Go twin of the Java contender's critical section:
+// ZooKeeper itself detects overlap through the ephemeral "inside" node.
+func goCriticalSection(ctx context.Context, c *client.Client, counter, inside string) (violation bool, err error) {
+	if _, err := c.Create(ctx, inside, nil, zk.FlagEphemeral); err == zk.ErrNodeExists {
+		violation = true
+	} else if err != nil {
+		return false, err
+	}
+	data, _, err := c.Get(ctx, counter)
+	if err != nil {
+		return violation, err
+	}
+	n, err := strconv.Atoi(string(data))
+	if err != nil {
+		return violation, err
+	}
+	time.Sleep(2 * time.Millisecond)
+	if _, err := c.Set(ctx, counter, []byte(strconv.Itoa(n+1)), -1); err != nil {
+		return violation, err
+	}
+	if err := c.Delete(ctx, inside, -1); err == zk.ErrNoNode {
+		violation = true
+	} else if err != nil {
+		return violation, err
+	}
+	return violation, nil
+}
+
+// interopRun runs Go contenders (one client each) against Curator processes on
+// one lock and checks the counter and that nobody ever overlapped.
+func interopRun(t *testing.T, kind string, goLocker func(c *client.Client, lockPath string) (lock, unlock func(context.Context) error)) {
+	ns := namespace(t)
+	lockPath, counter, inside := ns+"/lock", ns+"/counter", ns+"/inside"
+	root := connect(t, clientOpts{}) // no namespace: Curator sees absolute paths
+	ctx := ctxT(t, 3*time.Minute)
+	_, err := root.CreateWithParents(ctx, counter, []byte("0"), zk.FlagPersistent)
+	require.NoError(t, err)
+
+	const javaIters, goWorkers, goIters = 40, 3, 30
+	java := []*curatorProc{
+		startCurator(t, ctx, lockPath, kind, javaIters, counter, inside),
+		startCurator(t, ctx, lockPath, kind, javaIters, counter, inside),
+	}
+
+	// Watch the queue while both sides run: Go ("go-") and Curator nodes
+	// must be seen queued together, or nothing was tested.
+	var mixed atomic.Bool
+	stopWatch := make(chan struct{})
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		for {
+			select {
+			case <-stopWatch:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			kids, _, err := root.Children(ctx, lockPath)
+			if err != nil {
+				continue
+			}
+			var goN, javaN int
+			for _, k := range kids {
+				data, _, err := root.Get(ctx, lockPath+"/"+k)
+				if err != nil {
+					continue
+				}
+				if strings.HasPrefix(string(data), "go-") {
+					goN++
+				} else {
+					javaN++
+				}
+			}
+			if goN > 0 && javaN > 0 {
+				mixed.Store(true)
+			}
+		}
+	}()
+
+	var goViolations atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, goWorkers)
+	for w := 0; w < goWorkers; w++ {
+		c := connect(t, clientOpts{})
+		lock, unlock := goLocker(c, lockPath)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < goIters; i++ {
+				if err := lock(ctx); err != nil {
+					errs <- err
+					return
+				}
+				v, err := goCriticalSection(ctx, c, counter, inside)
+				if v {
+					goViolations.Add(1)
+				}
+				if err2 := unlock(ctx); err == nil {
+					err = err2
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	javaViolations := 0
+	for _, p := range java {
+		javaViolations += p.wait(t)
+	}
+	close(stopWatch)
+	<-watchDone
+
+	data, _, err := root.Get(ctx, counter)
+	require.NoError(t, err)
+	assert.Equal(t, strconv.Itoa(2*javaIters+goWorkers*goIters), string(data), "every increment survived: nobody overlapped")
+	assert.Zero(t, goViolations.Load(), "a Go holder found someone inside")
+	assert.Zero(t, javaViolations, "a Curator holder found someone inside")
+	assert.True(t, mixed.Load(), "Go and Curator nodes were never queued together: the test proved nothing")
+}
+
+// TestCuratorInteropMutex: Go mutexes and Curator InterProcessMutexes on one
+// path exclude each other.
+func TestCuratorInteropMutex(t *testing.T) {
+	n := 0
+	interopRun(t, "mutex", func(c *client.Client, lockPath string) (func(context.Context) error, func(context.Context) error) {
+		n++
+		m, err := mutex.New(c, lockPath, mutex.WithData([]byte(fmt.Sprintf("go-%d", n))))
+		require.NoError(t, err)
+		return m.Lock, m.Unlock
+	})
+}
+
+// TestCuratorInteropWriteLock: Go write locks and Curator's
+// InterProcessReadWriteLock write locks on one path exclude each other.
+func TestCuratorInteropWriteLock(t *testing.T) {
+	n := 0
+	interopRun(t, "write", func(c *client.Client, lockPath string) (func(context.Context) error, func(context.Context) error) {
+		n++
+		rw, err := rwlock.New(c, lockPath, rwlock.WithData([]byte(fmt.Sprintf("go-%d", n))))
+		require.NoError(t, err)
+		return rw.Lock, rw.Unlock
+	})
+}
+
+// TestCuratorInteropReadersVsGoWriters: Curator readers never see a Go
+// writer inside, and Go writers still count exactly.
+func TestCuratorInteropReadersVsGoWriters(t *testing.T) {
+	ns := namespace(t)
+	lockPath, counter, inside := ns+"/lock", ns+"/counter", ns+"/inside"
+	root := connect(t, clientOpts{})
+	ctx := ctxT(t, 3*time.Minute)
+	_, err := root.CreateWithParents(ctx, counter, []byte("0"), zk.FlagPersistent)
+	require.NoError(t, err)
+	reader := startCurator(t, ctx, lockPath, "read", 60, counter, inside)
+
+	const goWorkers, goIters = 2, 30
+	var wg sync.WaitGroup
+	var goViolations atomic.Int64
+	errs := make(chan error, goWorkers)
+	for w := 0; w < goWorkers; w++ {
+		c := connect(t, clientOpts{})
+		rw, err := rwlock.New(c, lockPath)
+		require.NoError(t, err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < goIters; i++ {
+				if err := rw.Lock(ctx); err != nil {
+					errs <- err
+					return
+				}
+				v, err := goCriticalSection(ctx, c, counter, inside)
+				if v {
+					goViolations.Add(1)
+				}
+				if err2 := rw.Unlock(ctx); err == nil {
+					err = err2
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	assert.Zero(t, reader.wait(t), "a Curator reader saw a Go writer inside")
+	assert.Zero(t, goViolations.Load())
+	data, _, err := root.Get(ctx, counter)
+	require.NoError(t, err)
+	assert.Equal(t, strconv.Itoa(goWorkers*goIters), string(data))
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs every zkrecipes test against real ZooKeeper servers, installing and
+# starting whatever is missing first (as root on Debian):
+#   1. Debian's zookeeper + Java (the local-process backend) and Curator's jars;
+#   2. a Docker engine (docker.io, dockerd) and a ZooKeeper image built locally
+#      from Debian's packages, for the testcontainers-go backend;
+#   3. go vet, then every test with -race on the docker backend, then a smoke
+#      subset again on the local-process backend.
+# If no Docker engine can be had, it says so loudly and runs everything on the
+# local backend instead. A skipped test fails the run: nothing may be skipped.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export PATH="$PATH:/usr/local/go/bin"
+export ZK_IMAGE="${ZK_IMAGE:-zkrecipes/zookeeper:3.8-debian}"
+export TESTCONTAINERS_RYUK_DISABLED=true
+export TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
+log="$(mktemp -d)/test.log"
+
+bash scripts/install-deps.sh || exit 1
+
+backend=docker
+if ! bash scripts/ensure-docker.sh || ! bash scripts/build-zk-image.sh; then
+	backend=local
+	echo "################################################################"
+	echo "## test: NO DOCKER ENGINE OR IMAGE: the testcontainers backend ##"
+	echo "## cannot run here. EVERYTHING runs on the local backend.      ##"
+	echo "################################################################"
+fi
+
+echo "test: go vet ./..."
+go vet ./... || exit 1
+
+status=0
+echo "test: go test -race ./... with ZK_BACKEND=$backend (log: $log)"
+ZK_BACKEND=$backend go test -race -count=1 -timeout 20m -v ./... >"$log" 2>&1 || status=1
+if [ "$backend" = docker ]; then
+	echo "test: smoke subset on the local-process backend"
+	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v \
+		-run 'Smoke|TestClientStartCreateClose|TestHarness' ./integration/ >>"$log" 2>&1 || status=1
+fi
+
+grep -h "zkharness: backend=" "$log" | sed 's/^.*zkharness: /test: served by: /' | sort | uniq -c
+grep -E '^(ok|FAIL|---) ' "$log" | grep -v -- '--- PASS' || true
+passed=$(grep -c -- '--- PASS' "$log")
+failed=$(grep -c -- '--- FAIL' "$log")
+skipped=$(grep -c -- '--- SKIP' "$log")
+if [ "$failed" -gt 0 ] || [ "$status" -ne 0 ]; then
+	echo "test: failures; the end of the log:"
+	grep -B2 -A30 -- '--- FAIL' "$log" | head -300
+	tail -40 "$log"
+	status=1
+fi
+if [ "$skipped" -gt 0 ]; then
+	echo "test: SKIPPED TESTS ARE NOT ALLOWED:"
+	grep -A3 -- '--- SKIP' "$log"
+	status=1
+fi
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+exit $status
