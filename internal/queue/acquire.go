@@ -31,6 +31,11 @@ type Request struct {
 	// OnRevoke, if set, is called (on its own goroutine) when someone writes
 	// RevokeMarker into the held node.
 	OnRevoke func()
+	// Session, when set, is the session the node must be created in; an
+	// acquire whose node lands in any other session fails with ErrLost. The
+	// read/write lock's downgrade sets it to its write holding's session:
+	// a downgrade is only safe while that holding lives.
+	Session *client.Session
 }
 
 // Acquire creates the contender's node and waits until the predicate says it
@@ -48,6 +53,10 @@ func (q *Queue) Acquire(ctx context.Context, req Request) (*Held, error) {
 		return nil, err
 	}
 	w := &waiter{q: q, req: req, node: node, name: path.Base(node.Path)}
+	if req.Session != nil && node.Session != req.Session {
+		w.removeNode()
+		return nil, ErrLost
+	}
 	h, err := w.run(ctx)
 	if err != nil {
 		w.removeNode()

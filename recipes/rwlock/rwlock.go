@@ -182,9 +182,18 @@ func (s *Side) acquire(ctx context.Context, wait bool) error {
 				return nil, ErrUpgrade
 			}
 		} else if w := s.rw.write.slot.Current(); w != nil {
-			// Downgrade: a read node at the writer's place, held at once.
+			// Downgrade: a read node at the writer's place, held at once. Only
+			// while the write holding lives, and only in its session: a lost
+			// writer may already have a successor, which a read node at the
+			// old place would overtake.
+			select {
+			case <-w.Lost():
+				return nil, ErrLost
+			default:
+			}
 			req.Suffix = sequenceOf(w.Name(), WriteLockName)
 			req.Predicate = queue.Always
+			req.Session = w.Session()
 		}
 		return s.rw.q.Acquire(ctx, req)
 	})

@@ -1,0 +1,205 @@
+package integration
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
+)
+
+// TestRWLockReentrancy: each side of a handle counts its own acquisitions,
+// and only the last release of a side gives that side up.
+func TestRWLockReentrancy(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 30*time.Second)
+	obs := connect(t, clientOpts{ns: ns})
+	a, _ := rwHandle(t, clientOpts{ns: ns})
+	b, _ := rwHandle(t, clientOpts{ns: ns})
+
+	require.NoError(t, a.Lock(ctx))
+	require.NoError(t, a.Lock(ctx))
+	require.NoError(t, a.TryLock(ctx))
+	require.NoError(t, a.RLock(ctx)) // downgrade node
+	require.NoError(t, a.RLock(ctx))
+	require.NoError(t, a.Lock(ctx), "more writes while also reading: reentrant, not an upgrade")
+	require.Len(t, rwChildren(t, ctx, obs), 2, "one node per side, whatever the counts")
+
+	for i := 0; i < 3; i++ {
+		require.NoError(t, a.Unlock(ctx))
+		require.True(t, a.WriteLock().IsHeld(), "write released after %d of 4 unlocks", i+1)
+		require.ErrorIs(t, b.TryRLock(ctx), rwlock.ErrLocked)
+	}
+	require.NoError(t, a.Unlock(ctx))
+	require.False(t, a.WriteLock().IsHeld())
+	require.ErrorIs(t, a.Unlock(ctx), rwlock.ErrNotHeld)
+	require.True(t, a.ReadLock().IsHeld())
+	require.Len(t, rwChildren(t, ctx, obs), 1)
+
+	// Only the downgraded read is left: readers share it, writers wait.
+	require.NoError(t, b.TryRLock(ctx))
+	require.NoError(t, b.RUnlock(ctx))
+	require.ErrorIs(t, b.TryLock(ctx), rwlock.ErrLocked)
+
+	require.NoError(t, a.RUnlock(ctx))
+	require.True(t, a.ReadLock().IsHeld(), "read released after 1 of 2 unlocks")
+	require.NoError(t, a.RUnlock(ctx))
+	require.False(t, a.ReadLock().IsHeld())
+	require.ErrorIs(t, a.RUnlock(ctx), rwlock.ErrNotHeld)
+	require.Empty(t, rwChildren(t, ctx, obs))
+	require.NoError(t, b.TryLock(ctx))
+	require.NoError(t, b.Unlock(ctx))
+}
+
+// TestRWLockLostAndToken: each side has its own Lost channel and fencing
+// token, and the tokens of successive holders grow.
+func TestRWLockLostAndToken(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 30*time.Second)
+	a, _ := rwHandle(t, clientOpts{ns: ns})
+	b, _ := rwHandle(t, clientOpts{ns: ns})
+	ws, rs := a.WriteLock(), a.ReadLock()
+
+	for _, s := range []*rwlock.Side{ws, rs} {
+		rwRequireClosed(t, s.Lost(), "Lost of a side that does not hold")
+		require.Zero(t, s.Token())
+		require.Empty(t, s.Node())
+	}
+
+	require.NoError(t, a.Lock(ctx))
+	rwRequireOpen(t, ws.Lost(), "write Lost while held")
+	rwRequireClosed(t, rs.Lost(), "read Lost while only the write side holds")
+	wTok := ws.Token()
+	require.Positive(t, wTok)
+	require.Zero(t, rs.Token())
+	require.NotEmpty(t, ws.Node())
+
+	require.NoError(t, a.RLock(ctx))
+	rTok := rs.Token()
+	require.Greater(t, rTok, wTok, "the read node was created after the write node")
+	wLost, rLost := ws.Lost(), rs.Lost()
+	rwRequireOpen(t, wLost, "write Lost")
+	rwRequireOpen(t, rLost, "read Lost")
+
+	require.NoError(t, a.Unlock(ctx))
+	rwRequireClosed(t, wLost, "write Lost after Unlock")
+	rwRequireOpen(t, rLost, "read Lost after the write side's Unlock")
+	require.Zero(t, ws.Token())
+	require.Equal(t, rTok, rs.Token())
+
+	require.NoError(t, a.RUnlock(ctx))
+	rwRequireClosed(t, rLost, "read Lost after RUnlock")
+	require.Zero(t, rs.Token())
+
+	require.NoError(t, b.Lock(ctx))
+	require.Greater(t, b.WriteLock().Token(), rTok, "a later holder has a larger token")
+	require.NoError(t, b.Unlock(ctx))
+	require.NoError(t, b.RLock(ctx))
+	require.Greater(t, b.ReadLock().Token(), rTok)
+	require.NoError(t, b.RUnlock(ctx))
+}
+
+// TestRWLockTry: TryRLock behind a writer (holding or waiting) and TryLock
+// behind anyone return ErrLocked at once and leave no node.
+func TestRWLockTry(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 30*time.Second)
+	obs := connect(t, clientOpts{ns: ns})
+	a, _ := rwHandle(t, clientOpts{ns: ns})
+	b, _ := rwHandle(t, clientOpts{ns: ns})
+	c, _ := rwHandle(t, clientOpts{ns: ns})
+
+	require.NoError(t, a.Lock(ctx))
+	require.ErrorIs(t, b.TryRLock(ctx), rwlock.ErrLocked)
+	require.ErrorIs(t, b.ReadLock().TryLock(ctx), rwlock.ErrLocked)
+	require.ErrorIs(t, b.TryLock(ctx), rwlock.ErrLocked)
+	require.False(t, b.ReadLock().IsHeld())
+	require.False(t, b.WriteLock().IsHeld())
+	require.Len(t, rwChildren(t, ctx, obs), 1, "a failed try left a node")
+	require.NoError(t, a.Unlock(ctx))
+
+	// A reader holds and a writer waits: a new reader may not jump the writer.
+	require.NoError(t, a.RLock(ctx))
+	bGot := rwAsync(ctx, b.Lock)
+	rwWaitChildren(t, ctx, obs, 2)
+	require.ErrorIs(t, c.TryRLock(ctx), rwlock.ErrLocked, "a writer is queued ahead")
+	require.Len(t, rwChildren(t, ctx, obs), 2)
+	require.NoError(t, a.RUnlock(ctx))
+	require.NoError(t, rwDone(t, bGot, "writer b"))
+	require.NoError(t, b.Unlock(ctx))
+	require.NoError(t, c.TryRLock(ctx))
+	require.NoError(t, c.RUnlock(ctx))
+}
+
+// TestRWLockBadInput: nil handles, nil sides and bad arguments give errors,
+// never panics.
+func TestRWLockBadInput(t *testing.T) {
+	noLeaks(t)
+	ctx := ctxT(t, 10*time.Second)
+	c := connect(t, clientOpts{ns: namespace(t)})
+
+	_, err := rwlock.New(nil, rwDir)
+	require.ErrorIs(t, err, client.ErrInvalidArgument)
+	for _, p := range []string{"", "/", "rw", "/rw/", "/a//b"} {
+		_, err := rwlock.New(c, p)
+		require.Error(t, err, "path %q", p)
+	}
+	_, err = rwlock.New(c, rwDir, nil)
+	require.ErrorIs(t, err, client.ErrInvalidArgument)
+
+	var rw *rwlock.RWMutex
+	for name, f := range map[string]func(context.Context) error{
+		"Lock": rw.Lock, "TryLock": rw.TryLock, "Unlock": rw.Unlock,
+		"RLock": rw.RLock, "TryRLock": rw.TryRLock, "RUnlock": rw.RUnlock,
+	} {
+		require.ErrorIs(t, f(ctx), client.ErrInvalidArgument, "nil handle's %s", name)
+	}
+	_, err = rw.Participants(ctx)
+	require.ErrorIs(t, err, client.ErrInvalidArgument)
+	require.Empty(t, rw.Path())
+	require.Nil(t, rw.ReadLock())
+	require.Nil(t, rw.WriteLock())
+
+	var s *rwlock.Side
+	require.ErrorIs(t, s.Lock(ctx), client.ErrInvalidArgument)
+	require.ErrorIs(t, s.TryLock(ctx), client.ErrInvalidArgument)
+	require.ErrorIs(t, s.Unlock(ctx), client.ErrInvalidArgument)
+	require.False(t, s.IsHeld())
+	rwRequireClosed(t, s.Lost(), "nil side's Lost")
+	require.Zero(t, s.Token())
+	require.Empty(t, s.Node())
+
+	// Releasing what was never taken.
+	h, err := rwlock.New(c, rwDir)
+	require.NoError(t, err)
+	require.Equal(t, rwDir, h.Path())
+	require.ErrorIs(t, h.Unlock(ctx), rwlock.ErrNotHeld)
+	require.ErrorIs(t, h.RUnlock(ctx), rwlock.ErrNotHeld)
+	parts, err := h.Participants(ctx)
+	require.NoError(t, err)
+	require.Empty(t, parts, "no directory yet")
+}
+
+func rwRequireClosed(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	default:
+		t.Fatalf("%s: channel open, want closed", what)
+	}
+}
+
+func rwRequireOpen(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+		t.Fatalf("%s: channel closed, want open", what)
+	default:
+	}
+}

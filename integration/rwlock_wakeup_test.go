@@ -1,0 +1,109 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+)
+
+// rwListings is how many directory listings went out through link.
+func rwListings(link *zkharness.Link) int64 {
+	return link.Requests(zkharness.OpGetChildren) + link.Requests(zkharness.OpGetChildren2)
+}
+
+// TestRWLockReaderWakesOnce queues a reader R behind three writers. R watches
+// only the last of them, so the first two releasing do not wake it; the last
+// one does, once. Since two other writers were ahead of R when it listed, that
+// deletion alone cannot grant R the lock: R lists once more and then holds.
+//
+// The test reads queue.Wakeups, which counts for the whole process, so it
+// must not run in parallel with others.
+func TestRWLockReaderWakesOnce(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 60*time.Second)
+	obs := connect(t, clientOpts{ns: ns})
+
+	var writers []*rwActor
+	var log rwLog
+	actx, stop := context.WithCancel(ctx)
+	t.Cleanup(func() {
+		stop()
+		for _, a := range writers {
+			<-a.finished
+		}
+	})
+	for i := 1; i <= 3; i++ {
+		rw, _ := rwHandle(t, clientOpts{ns: ns})
+		writers = append(writers, rwStartActor(actx, &log, fmt.Sprintf("W%d", i), rw.Lock, rw.Unlock))
+		rwWaitChildren(t, ctx, obs, i)
+	}
+	writers[0].mustAcquire(t)
+
+	link := zkharness.NewLink()
+	r, _ := rwHandle(t, clientOpts{ns: ns, link: link})
+	listBase, getBase := rwListings(link), link.Requests(zkharness.OpGetData)
+	got := rwAsync(ctx, r.RLock)
+	// R is waiting once it has listed and set its two data watches: one on
+	// its own node, one on the writer it waits for.
+	require.Eventually(t, func() bool {
+		return link.Requests(zkharness.OpGetData)-getBase == 2
+	}, 10*time.Second, 5*time.Millisecond, "R never started waiting")
+	require.Equal(t, int64(1), rwListings(link)-listBase, "R's first listing")
+
+	// W1 and W2 hand over: W2 and W3 wake (once each); R does not.
+	wakeBase := queue.Wakeups()
+	writers[0].mustRelease(t)
+	writers[1].mustAcquire(t)
+	writers[1].mustRelease(t)
+	writers[2].mustAcquire(t)
+	require.Equal(t, int64(2), queue.Wakeups()-wakeBase, "W2 and W3 each wake once")
+	rwStillWaiting(t, got, "R behind W3")
+	require.Equal(t, int64(1), rwListings(link)-listBase, "R listed again before W3 released")
+
+	// W3 goes: only R waits now, so every wakeup from here on is R's.
+	wakeBase = queue.Wakeups()
+	writers[2].mustRelease(t)
+	require.NoError(t, rwDone(t, got, "R"))
+	require.Equal(t, int64(1), queue.Wakeups()-wakeBase, "R's wakeups")
+	require.Equal(t, int64(2), rwListings(link)-listBase,
+		"R lists once more after W3 (W1 and W2 were ahead of it in its listing), and only once")
+	require.Equal(t, int64(2), link.Requests(zkharness.OpGetData)-getBase, "R watched one node besides its own")
+	require.Zero(t, link.Requests(zkharness.OpExists), "Curator's waiters use getData, not exists")
+	require.NoError(t, r.RUnlock(ctx))
+}
+
+// TestRWLockReaderFastHandoff queues a reader behind exactly one writer: the
+// writer's deletion is the grant, with no second listing.
+func TestRWLockReaderFastHandoff(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 60*time.Second)
+	obs := connect(t, clientOpts{ns: ns})
+
+	w, _ := rwHandle(t, clientOpts{ns: ns})
+	require.NoError(t, w.Lock(ctx))
+
+	link := zkharness.NewLink()
+	r, _ := rwHandle(t, clientOpts{ns: ns, link: link})
+	listBase, getBase := rwListings(link), link.Requests(zkharness.OpGetData)
+	got := rwAsync(ctx, r.RLock)
+	require.Eventually(t, func() bool {
+		return link.Requests(zkharness.OpGetData)-getBase == 2
+	}, 10*time.Second, 5*time.Millisecond, "R never started waiting")
+	rwWaitChildren(t, ctx, obs, 2)
+	rwStillWaiting(t, got, "R behind W")
+
+	wakeBase := queue.Wakeups()
+	require.NoError(t, w.Unlock(ctx))
+	require.NoError(t, rwDone(t, got, "R"))
+	require.Equal(t, int64(1), queue.Wakeups()-wakeBase, "R's wakeups")
+	require.Equal(t, int64(1), rwListings(link)-listBase, "R listed only once: the writer's deletion was the grant")
+	require.NoError(t, r.RUnlock(ctx))
+}
