@@ -26,14 +26,30 @@ func (c *Client) Do(ctx context.Context, op func(ctx context.Context) error) err
 		return invalidArg("nil operation")
 	}
 	var b backoff.BackOff // made on the first failure: the common path allocates nothing
+	var last error        // op's last error, kept in what ends the loop
 	for attempt := 1; ; attempt++ {
+		// Close's contract is that every later call returns ErrClosed: an
+		// operation must not run (and maybe succeed) on a closed client.
+		// Close or ctx may also end the loop here rather than during the
+		// sleep below (when the sleep's timer won the race against them):
+		// the error must then carry op's last error all the same.
+		if c.isClosed() {
+			if last != nil {
+				return fmt.Errorf("%w: %w", ErrClosed, last)
+			}
+			return ErrClosed
+		}
 		if err := ctx.Err(); err != nil {
+			if last != nil {
+				return fmt.Errorf("%w (last error: %w)", err, last)
+			}
 			return err
 		}
 		err := op(ctx)
 		if err == nil {
 			return nil
 		}
+		last = err
 		if c.isClosed() && !errors.Is(err, ErrClosed) {
 			return fmt.Errorf("%w: %w", ErrClosed, err)
 		}

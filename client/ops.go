@@ -170,7 +170,8 @@ func (c *Client) DeleteIfExists(ctx context.Context, path string) error {
 	return err
 }
 
-// Create creates a node with the client's ACL; the parent must exist.
+// Create creates a node with the client's ACL; the parent must exist,
+// except the namespace root, which is made (as a container) when missing.
 // flags are go-zookeeper's (zk.FlagEphemeral, zk.FlagSequence, ...).
 // Retrying a create whose reply was lost may report zk.ErrNodeExists for a
 // node this very call made; CreateProtected has no such ambiguity.
@@ -182,9 +183,27 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, flags int
 	var out string
 	err = c.run(ctx, func(conn *zk.Conn) (err error) {
 		out, err = conn.Create(full, data, flags, c.acl)
+		if err == zk.ErrNoNode && c.underNamespaceRoot(full) {
+			// WithNamespace promises the namespace's nodes on demand, so a
+			// node right under the namespace root must not fail for want of
+			// the root: it may not exist yet, or no more (it is a container,
+			// which the server reaps once it has had children and has none
+			// left). Only the root is made here; deeper parents stay the
+			// caller's business, as the Create contract says.
+			if err = c.ensureContainers(conn, c.cfg.namespace); err != nil {
+				return err
+			}
+			out, err = conn.Create(full, data, flags, c.acl)
+		}
 		return err
 	})
 	return c.rel(out), err
+}
+
+// underNamespaceRoot reports whether the absolute path full is a direct child
+// of the client's namespace root.
+func (c *Client) underNamespaceRoot(full string) bool {
+	return c.cfg.namespace != "" && full != c.cfg.namespace && parentOf(full) == c.cfg.namespace
 }
 
 // CreateWithParents is Create that first makes any missing ancestor as a

@@ -35,7 +35,10 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 	if err != nil {
 		return ProtectedNode{}, err
 	}
-	if full == "/" || parentOf(full) == full {
+	// Judge the path as given, not its namespaced form: under a namespace,
+	// "/" becomes the namespace root, whose parent lies outside the
+	// namespace, and the node would be created there.
+	if path == "/" {
 		return ProtectedNode{}, &PathError{Path: path, Reason: "a protected node needs a parent and a name"}
 	}
 	parent := parentOf(full)

@@ -19,8 +19,9 @@ func rwListings(link *zkharness.Link) int64 {
 
 // TestRWLockReaderWakesOnce queues a reader R behind three writers. R watches
 // only the last of them, so the first two releasing do not wake it; the last
-// one does, once. Since two other writers were ahead of R when it listed, that
-// deletion alone cannot grant R the lock: R lists once more and then holds.
+// one does, once. Two other writers were ahead of R when it listed; rather
+// than list again, R drops W3 from its listing, finds W2 and W1 already gone
+// (one getData each, answered NoNode) and holds: no second listing.
 //
 // The test reads queue.Wakeups, which counts for the whole process, so it
 // must not run in parallel with others.
@@ -72,9 +73,10 @@ func TestRWLockReaderWakesOnce(t *testing.T) {
 	writers[2].mustRelease(t)
 	require.NoError(t, rwDone(t, got, "R"))
 	require.Equal(t, int64(1), queue.Wakeups()-wakeBase, "R's wakeups")
-	require.Equal(t, int64(2), rwListings(link)-listBase,
-		"R lists once more after W3 (W1 and W2 were ahead of it in its listing), and only once")
-	require.Equal(t, int64(2), link.Requests(zkharness.OpGetData)-getBase, "R watched one node besides its own")
+	require.Equal(t, int64(1), rwListings(link)-listBase,
+		"R holds without listing again: the writers ahead of it can only have gone")
+	require.Equal(t, int64(4), link.Requests(zkharness.OpGetData)-getBase,
+		"R's own node, W3 (watched), then W2 and W1 (each found gone)")
 	require.Zero(t, link.Requests(zkharness.OpExists), "Curator's waiters use getData, not exists")
 	require.NoError(t, r.RUnlock(ctx))
 }

@@ -105,35 +105,37 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 	if err != nil {
 		return nil, err
 	}
+	nodes := Sorted(kids, w.q.markers)
 	for {
-		nodes := Sorted(kids, w.q.markers)
 		mine := IndexOf(nodes, w.name)
 		if mine < 0 {
 			return nil, ErrNodeDeleted
 		}
 		d := w.req.Predicate(nodes, mine)
-		if d.Holds && !isClosed(disc) {
-			return w.hold(disc), nil
-		}
-		if !d.Holds && !w.req.Wait {
-			return nil, ErrWouldBlock
-		}
-		granted := false
-		if !d.Holds {
-			granted, err = w.wait(ctx, nodes[d.Wait].Name, d.GrantOnDelete)
+		if d.Holds {
+			// A decision is only as good as the connection it was seen
+			// on: after a suspension, look again with a fresh view.
+			if !isClosed(disc) {
+				return w.hold(disc), nil
+			}
+		} else {
+			if !w.req.Wait {
+				return nil, ErrWouldBlock
+			}
+			deleted, err := w.wait(ctx, nodes[d.Wait].Name)
 			if err != nil {
 				return nil, err
 			}
-		}
-		// A grant is only as good as the connection it was seen on: after a
-		// suspension, look again with a fresh view.
-		if granted && !isClosed(disc) {
-			return w.hold(disc), nil
+			if deleted && !d.RelistOnDelete {
+				nodes = append(nodes[:d.Wait:d.Wait], nodes[d.Wait+1:]...) // fast handoff
+				continue
+			}
 		}
 		disc = c.Disconnected()
 		if kids, err = w.list(ctx); err != nil {
 			return nil, err
 		}
+		nodes = Sorted(kids, w.q.markers)
 	}
 }
 
@@ -143,13 +145,13 @@ func (w *waiter) list(ctx context.Context) ([]string, error) {
 	return kids, err
 }
 
-// wait blocks until the node waited for changes. It reports granted when it
-// was deleted and its deletion alone makes us hold.
-func (w *waiter) wait(ctx context.Context, target string, grantOnDelete bool) (bool, error) {
+// wait blocks until the node waited for changes, and reports whether it
+// was deleted (or already gone when the watch was set).
+func (w *waiter) wait(ctx context.Context, target string) (deleted bool, err error) {
 	c, sess := w.q.c, w.node.Session
 	_, _, ch, err := c.GetW(ctx, path.Join(w.q.dir, target))
 	if err == zk.ErrNoNode {
-		return grantOnDelete, nil // gone before we could watch it: as good as deleted
+		return true, nil
 	}
 	if err != nil {
 		return false, err
@@ -158,7 +160,7 @@ func (w *waiter) wait(ctx context.Context, target string, grantOnDelete bool) (b
 		select {
 		case ev := <-ch:
 			wakeups.Add(1)
-			return grantOnDelete && ev.Type == zk.EventNodeDeleted, nil
+			return ev.Type == zk.EventNodeDeleted, nil
 		case ev := <-w.own.ch:
 			if ev.Type == zk.EventNodeDataChanged {
 				w.rewatchOwn(ctx)

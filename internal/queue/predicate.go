@@ -6,13 +6,14 @@ type Decision struct {
 	Holds bool
 	// Wait is the index of the ONE node to wait for when it does not hold.
 	Wait int
-	// GrantOnDelete reports that the deletion of that node alone makes the
-	// contender hold, so no second listing is needed (fast handoff). A
-	// predicate may say so only when nothing else can come between: sequence
-	// numbers only grow, so no new contender can sort before the waiter,
-	// except a downgrade node of the read/write lock, which takes the place of
-	// a current write holder.
-	GrantOnDelete bool
+	// RelistOnDelete asks for a fresh listing when that node is deleted.
+	// Otherwise (fast handoff) the waiter drops it from the listing it has
+	// and asks the predicate again, with no round trip: sequence numbers only
+	// grow, so the nodes ahead of a waiter can only disappear, and the old
+	// listing minus the deleted node is a safe superset of them. The one
+	// exception is a write holder of the read/write lock, which may have
+	// downgraded and left a read node at its place when it goes.
+	RelistOnDelete bool
 }
 
 // Predicate decides from one sorted listing whether the node at index mine
@@ -20,20 +21,16 @@ type Decision struct {
 // contenders (see Sorted); mine is a valid index into it.
 type Predicate func(nodes []Node, mine int) Decision
 
-// Exclusive is the mutex's predicate, with room for n holders (Curator's
-// maxLeases): the first n nodes hold; any other waits for the node just
-// before it, and holds as soon as that node goes if it was the last holder
-// in the way (index n).
-func Exclusive(n int) Predicate {
-	if n < 1 {
-		n = 1
+// Exclusive is the mutex's predicate: the first node holds; any other waits
+// for the node just before it. (It is deliberately not generalised to n
+// holders: a waiter watching only its predecessor would sleep through the
+// departure of another holder. A semaphore needs Curator's different
+// design, a lock plus a watch on the leases.)
+func Exclusive(nodes []Node, mine int) Decision {
+	if mine == 0 {
+		return Decision{Holds: true}
 	}
-	return func(nodes []Node, mine int) Decision {
-		if mine < n {
-			return Decision{Holds: true}
-		}
-		return Decision{Wait: mine - 1, GrantOnDelete: mine == n}
-	}
+	return Decision{Wait: mine - 1}
 }
 
 // Always holds at once. The read/write lock's downgrade uses it: a handle
@@ -42,35 +39,33 @@ func Always(nodes []Node, mine int) Decision { return Decision{Holds: true} }
 
 // Writer is the write side of a read/write lock: it holds when first of all
 // nodes, readers and writers alike, and otherwise waits for the node just
-// before it. The deletion of that node grants at once only when it was a
-// reader: a writer in front may have downgraded, leaving a read node at its
-// own position, which only a fresh listing shows.
-func Writer(readMarker string) Predicate {
+// before it. When that node is a writer, its deletion calls for a fresh
+// listing: it may have downgraded, leaving a read node at its own place.
+func Writer(writeMarker string) Predicate {
 	return func(nodes []Node, mine int) Decision {
 		if mine == 0 {
 			return Decision{Holds: true}
 		}
-		return Decision{Wait: mine - 1, GrantOnDelete: mine == 1 && nodes[0].Marker == readMarker}
+		return Decision{Wait: mine - 1, RelistOnDelete: nodes[mine-1].Marker == writeMarker}
 	}
 }
 
 // Reader is the read side of a read/write lock: it holds when no writer
 // sorts before it, and otherwise waits for the LAST writer before it, so a
 // reader queued behind several writers wakes once, when the last of them
-// goes. When that writer was the only one in front, its deletion grants at
-// once: writers only join at the back, and a downgrade node is a reader.
+// goes. The read node a downgrading writer leaves is no obstacle to a
+// reader, so a deletion never needs a fresh listing here.
 func Reader(writeMarker string) Predicate {
 	return func(nodes []Node, mine int) Decision {
-		last, writers := -1, 0
+		last := -1
 		for i := 0; i < mine; i++ {
 			if nodes[i].Marker == writeMarker {
 				last = i
-				writers++
 			}
 		}
 		if last < 0 {
 			return Decision{Holds: true}
 		}
-		return Decision{Wait: last, GrantOnDelete: writers == 1}
+		return Decision{Wait: last}
 	}
 }

@@ -4,9 +4,12 @@
 // a Predicate whether it holds or which single node it must wait for; it then
 // watches only that node, so a release wakes one waiter, never a herd.
 //
-// When the node waited for was the only thing in the way, its deletion is
-// itself the grant (fast handoff): no second listing. A waiter re-lists only
-// when the node it watched was a waiter itself.
+// When the node waited for is deleted, the waiter drops it from the listing
+// it already has and decides again (fast handoff): when that node was the
+// only thing in the way, its deletion is itself the grant, with no second
+// listing. Nodes ahead of a waiter can only disappear, so the old listing is
+// a safe superset; a stale entry in it costs one getData that answers NoNode,
+// never a wrong grant.
 //
 // Every way out of Acquire that does not end in holding deletes the node it
 // created. A holder gets a Held whose Lost channel closes as soon as holding

@@ -83,7 +83,7 @@ func New(c *client.Client, path string, opts ...Option) (*Mutex, error) {
 		req: queue.Request{
 			Marker:                LockName,
 			Data:                  o.data,
-			Predicate:             queue.Exclusive(1),
+			Predicate:             queue.Exclusive,
 			Wait:                  true,
 			LostOnSessionLossOnly: o.sessionOnly,
 			OnRevoke:              o.onRevoke,

@@ -98,7 +98,7 @@ func New(c *client.Client, path string, opts ...Option) (*RWMutex, error) {
 	rw.read = &Side{rw: rw, req: base, slot: queue.NewReentrant(sem)}
 	rw.read.req.Marker, rw.read.req.Predicate = ReadLockName, queue.Reader(WriteLockName)
 	rw.write = &Side{rw: rw, req: base, slot: queue.NewReentrant(sem)}
-	rw.write.req.Marker, rw.write.req.Predicate = WriteLockName, queue.Writer(ReadLockName)
+	rw.write.req.Marker, rw.write.req.Predicate = WriteLockName, queue.Writer(WriteLockName)
 	return rw, nil
 }
 

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// allPlan is the -all comparison matrix. Each run does about the same number
+// of measured cycles as its neighbours where that stays quick; the herd lock
+// with many waiters gets fewer, since each of its cycles costs a listing per
+// waiter. With big, runs with 1000 waiters (1000 sessions) are added, at two
+// cycles per waiter; the herd lock's is cut off after bigBudget (at ~3
+// cycles/s here it would take ~11 minutes), and reports the cycles it did.
+// bigBudget caps the herd lock's run with 1000 waiters.
+const bigBudget = 60 * time.Second
+
+func allPlan(big bool, session time.Duration) []runConfig {
+	r := func(recipe string, workers, iters, warmup int) runConfig {
+		return runConfig{recipe: recipe, workers: workers, iters: iters, warmup: warmup, session: session}
+	}
+	plan := []runConfig{
+		r(recipeFloor, 1, 1000, 50),
+		r(recipeMutex, 1, 1000, 50),
+		r(recipeGozk, 1, 1000, 50),
+		r(recipeNaive, 1, 1000, 50),
+		r(recipeMutex, 10, 200, 5),
+		r(recipeGozk, 10, 200, 5),
+		r(recipeNaive, 10, 200, 5),
+		r(recipeMutex, 100, 20, 1),
+		r(recipeNaive, 100, 5, 1),
+	}
+	if big {
+		herd := r(recipeNaive, 1000, 2, 0)
+		herd.budget = bigBudget
+		plan = append(plan, r(recipeMutex, 1000, 2, 0), herd)
+	}
+	return plan
+}
+
+// runAll runs plan against one environment: a settings line starting with
+// '#', then one result line per run, each printed as soon as it is done.
+func runAll(ctx context.Context, e *env, plan []runConfig, stdout io.Writer) error {
+	var settings []string
+	for _, c := range plan {
+		s := fmt.Sprintf("%s/w%d/i%d/k%d", c.recipe, c.workers, c.iters, c.warmup)
+		if c.budget > 0 {
+			s += fmt.Sprintf("/max%v", c.budget)
+		}
+		settings = append(settings, s)
+	}
+	session := time.Duration(0)
+	if len(plan) > 0 {
+		session = plan[0].session
+	}
+	if _, err := fmt.Fprintf(stdout, "# zkbench -all: %s; session=%v; runs (recipe/workers/iters per worker/warm-up per worker): %s\n",
+		e.describe(), session, strings.Join(settings, " ")); err != nil {
+		return err
+	}
+	for _, c := range plan {
+		res, err := runOne(ctx, e, c)
+		if err != nil {
+			return fmt.Errorf("%s with %d workers: %w", c.recipe, c.workers, err)
+		}
+		if _, err := fmt.Fprintln(stdout, res.line()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+)
+
+// benchUncontended measures one worker's lock/unlock cycle of recipe, one
+// cycle per b.N, against the package's shared server.
+func benchUncontended(b *testing.B, recipeName string) {
+	ctx := context.Background()
+	e, err := openEnv(ctx, strings.Split(zkAddr, ","), "", io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.close()
+	cfg := runConfig{recipe: recipeName, workers: 1, iters: 1, session: defaultSession}
+	rec, err := newRecipe(ctx, e, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws, err := openWorkers(ctx, rec, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closeWorkers(ws)
+	w := ws[0]
+	for b.Loop() {
+		if err := w.Lock(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Unlock(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMutex is zkrecipes' recipes/mutex, uncontended.
+func BenchmarkMutex(b *testing.B) { benchUncontended(b, recipeMutex) }
+
+// BenchmarkGozkLock is go-zookeeper's zk.Lock, uncontended.
+func BenchmarkGozkLock(b *testing.B) { benchUncontended(b, recipeGozk) }
+
+// BenchmarkFloor is the bare create + getChildren + delete cycle.
+func BenchmarkFloor(b *testing.B) { benchUncontended(b, recipeFloor) }

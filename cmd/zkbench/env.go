@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"path"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+)
+
+// benchRoot is the parent of every zkbench process's own directory. It is a
+// container node: the server removes it once the last run's directory is gone.
+const benchRoot = "/zkbench"
+
+// env is what every run of one zkbench process shares: the servers, a
+// logger, and an admin session that sets up and removes the run directories.
+type env struct {
+	servers []string
+	cluster *zkharness.Cluster // nil when the servers were given
+	logger  *slog.Logger       // for the workers' clients: warnings only
+	admin   *zk.Conn
+	base    string // this process's own directory, removed by close
+	runs    atomic.Int64
+}
+
+// openEnv connects to servers, or starts a throwaway server on backend when
+// none is given ("" leaves the choice to ZK_BACKEND), and makes this
+// process's directory.
+func openEnv(ctx context.Context, servers []string, backend string, stderr io.Writer) (_ *env, err error) {
+	e := &env{
+		servers: servers,
+		logger:  slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		base:    fmt.Sprintf("%s/run-%016x", benchRoot, rand.Uint64()),
+	}
+	defer func() {
+		if err != nil {
+			e.close()
+		}
+	}()
+	if len(servers) == 0 {
+		sctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+		defer cancel()
+		harnessLog := slog.New(slog.NewTextHandler(stderr, nil))
+		opts := []zkharness.Option{zkharness.WithLogger(harnessLog)}
+		if backend != "" {
+			opts = append(opts, zkharness.WithBackend(zkharness.Backend(backend)))
+		}
+		c, err := zkharness.Start(sctx, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("start a throwaway ZooKeeper: %w", err)
+		}
+		e.cluster = c
+		e.servers = c.Addrs()
+	}
+	e.admin, err = dial(ctx, e.servers, 10*time.Second, nil)
+	if err != nil {
+		return nil, fmt.Errorf("admin session: %w", err)
+	}
+	if err := makeBase(e.admin, e.base); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// makeBase creates the process's own directory under the benchRoot
+// container, which the server may reap between the two creates when another
+// zkbench just removed its own directory: then it tries again.
+func makeBase(conn *zk.Conn, base string) error {
+	for attempt := 0; ; attempt++ {
+		if err := ensureContainer(conn, benchRoot); err != nil {
+			return err
+		}
+		_, err := conn.Create(base, nil, 0, worldACL)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, zk.ErrNoNode) || attempt == 10 {
+			return fmt.Errorf("create %s: %w", base, err)
+		}
+	}
+}
+
+// describe names where the runs go, for the -all settings line.
+func (e *env) describe() string {
+	if e.cluster != nil {
+		return fmt.Sprintf("throwaway %s at %s", e.cluster, e.cluster.ConnectString())
+	}
+	return fmt.Sprintf("given ensemble %v", e.servers)
+}
+
+// runDir makes a fresh directory for one run.
+func (e *env) runDir(name string) (string, error) {
+	dir := fmt.Sprintf("%s/%s-%d", e.base, name, e.runs.Add(1))
+	return dir, ensureNode(e.admin, dir)
+}
+
+// close removes this process's directory and stops what openEnv started.
+func (e *env) close() {
+	if e.admin != nil {
+		if err := deleteTree(e.admin, e.base); err != nil {
+			e.logger.Warn("could not remove the benchmark's nodes", "path", e.base, "err", err)
+		}
+		e.admin.Close()
+	}
+	if e.cluster != nil {
+		if err := e.cluster.Close(); err != nil {
+			e.logger.Warn("could not stop the throwaway ZooKeeper", "err", err)
+		}
+	}
+}
+
+// dial opens a bare go-zookeeper session and waits until it is established.
+// When events is not nil, every watch event the session receives (node
+// created, deleted, changed, children changed) adds one to it.
+func dial(ctx context.Context, servers []string, timeout time.Duration, events *atomic.Int64) (*zk.Conn, error) {
+	established := make(chan struct{})
+	var once sync.Once
+	cb := func(ev zk.Event) {
+		switch ev.Type {
+		case zk.EventSession:
+			if ev.State == zk.StateHasSession {
+				once.Do(func() { close(established) })
+			}
+		case zk.EventNodeCreated, zk.EventNodeDeleted, zk.EventNodeDataChanged, zk.EventNodeChildrenChanged:
+			if events != nil {
+				events.Add(1)
+			}
+		}
+	}
+	conn, _, err := zk.Connect(servers, timeout,
+		zk.WithEventCallback(cb),
+		zk.WithLogInfo(false),
+	)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-established:
+		return conn, nil
+	case <-ctx.Done():
+		conn.Close()
+		return nil, fmt.Errorf("no session with %v: %w", servers, ctx.Err())
+	}
+}
+
+var worldACL = zk.WorldACL(zk.PermAll)
+
+// ensureNode creates a persistent node whose parent exists, unless it exists.
+func ensureNode(conn *zk.Conn, p string) error {
+	if _, err := conn.Create(p, nil, 0, worldACL); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		return fmt.Errorf("create %s: %w", p, err)
+	}
+	return nil
+}
+
+// ensureContainer creates a container node whose parent exists, unless it exists.
+func ensureContainer(conn *zk.Conn, p string) error {
+	if _, err := conn.CreateContainer(p, nil, zk.FlagContainer, worldACL); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		return fmt.Errorf("create %s: %w", p, err)
+	}
+	return nil
+}
+
+// deleteTree deletes p and everything under it, children first. Nodes that
+// vanish meanwhile (ephemerals of closing sessions, reaped containers) are
+// no error.
+func deleteTree(conn *zk.Conn, p string) error {
+	for attempt := 0; ; attempt++ {
+		kids, _, err := conn.Children(p)
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, k := range kids {
+			if err := deleteTree(conn, path.Join(p, k)); err != nil {
+				return err
+			}
+		}
+		err = conn.Delete(p, -1)
+		switch {
+		case err == nil, errors.Is(err, zk.ErrNoNode):
+			return nil
+		case errors.Is(err, zk.ErrNotEmpty) && attempt < 5:
+			continue // a child appeared meanwhile
+		default:
+			return fmt.Errorf("delete %s: %w", p, err)
+		}
+	}
+}

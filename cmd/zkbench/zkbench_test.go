@@ -1,0 +1,378 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// parseLine splits a result line into its key=value fields.
+func parseLine(t *testing.T, line string) map[string]string {
+	t.Helper()
+	fields := map[string]string{}
+	for _, f := range strings.Fields(line) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			t.Fatalf("field %q of %q is not key=value", f, line)
+		}
+		fields[k] = v
+	}
+	for _, k := range []string{"recipe", "workers", "iters", "ops", "secs", "ops_per_s",
+		"handoff_p50_ms", "handoff_p99_ms", "violations", "events_per_release"} {
+		if _, ok := fields[k]; !ok {
+			t.Fatalf("line %q has no %s", line, k)
+		}
+	}
+	return fields
+}
+
+func number(t *testing.T, fields map[string]string, key string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(fields[key], 64)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", key, fields[key], err)
+	}
+	return v
+}
+
+func runCmd(t *testing.T, args ...string) (stdout string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	err = run(ctx, args, &out, &errOut)
+	if err != nil {
+		t.Logf("stderr:\n%s", errOut.String())
+	}
+	return out.String(), err
+}
+
+func TestZkbenchRuns(t *testing.T) {
+	for _, recipe := range []string{recipeMutex, recipeGozk, recipeNaive, recipeFloor} {
+		t.Run(recipe, func(t *testing.T) {
+			out, err := runCmd(t, "-zk", zkAddr, "-recipe", recipe, "-workers", "2", "-iters", "5", "-warmup", "1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if len(lines) != 1 || lines[0] == "" {
+				t.Fatalf("want exactly one line on stdout, got %q", out)
+			}
+			f := parseLine(t, lines[0])
+			if f["recipe"] != recipe {
+				t.Errorf("recipe=%s, want %s", f["recipe"], recipe)
+			}
+			if f["workers"] != "2" || f["iters"] != "5" {
+				t.Errorf("workers=%s iters=%s, want 2 and 5", f["workers"], f["iters"])
+			}
+			if f["ops"] != "10" {
+				t.Errorf("ops=%s, want workers*iters = 10", f["ops"])
+			}
+			if f["violations"] != "0" {
+				t.Errorf("violations=%s, want 0", f["violations"])
+			}
+			if secs := number(t, f, "secs"); secs <= 0 {
+				t.Errorf("secs=%v, want > 0", secs)
+			}
+			p50, p99 := number(t, f, "handoff_p50_ms"), number(t, f, "handoff_p99_ms")
+			if p50 < 0 || p99 < p50 {
+				t.Errorf("handoff p50=%v p99=%v: want 0 <= p50 <= p99", p50, p99)
+			}
+			ev := number(t, f, "events_per_release")
+			switch recipe {
+			case recipeFloor:
+				if ev != 0 || p99 != 0 {
+					t.Errorf("floor sets no watch and hands nothing off, got events_per_release=%v handoff_p99=%v", ev, p99)
+				}
+			case recipeMutex, recipeGozk:
+				// One waiter at most: a release wakes it at most once.
+				if ev < 0 || ev > 1 {
+					t.Errorf("events_per_release=%v, want within [0, 1] with 2 workers", ev)
+				}
+			}
+		})
+	}
+}
+
+func TestZkbenchOneWorkerHasNoHandoff(t *testing.T) {
+	out, err := runCmd(t, "-zk", zkAddr, "-recipe", recipeMutex, "-workers", "1", "-iters", "5", "-warmup", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := parseLine(t, strings.TrimSpace(out))
+	if f["handoff_p50_ms"] != "0.00" || f["handoff_p99_ms"] != "0.00" || f["events_per_release"] != "0.00" {
+		t.Errorf("one worker: want no handoff and no waiter event, got %q", out)
+	}
+}
+
+func TestZkbenchRWLockHook(t *testing.T) {
+	out, err := runCmd(t, "-zk", zkAddr, "-recipe", recipeRWLock, "-readers", "2", "-writers", "1", "-iters", "1")
+	if !errors.Is(err, errRWLockNotBuilt) {
+		t.Fatalf("rwlock: got %v, want %v", err, errRWLockNotBuilt)
+	}
+	if out != "" {
+		t.Errorf("printed %q although the run failed", out)
+	}
+}
+
+func TestZkbenchRejectsBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-recipe", "nope"},
+		{"-workers", "0"},
+		{"-workers", "100000"},
+		{"-iters", "0"},
+		{"-warmup", "-1"},
+		{"-session", "0s"},
+		{"-budget", "-1s"},
+		{"-recipe", "mutex", "-readers", "1"},
+		{"-recipe", "rwlock"},
+		{"-recipe", "rwlock", "-readers", "-1", "-writers", "2"},
+		{"-big"},
+		{"-zk", " , "},
+		{"-timeout", "0s"},
+		{"-backend", "podman"},
+		{"stray"},
+	} {
+		var out bytes.Buffer
+		if err := run(context.Background(), args, &out, io.Discard); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%q: printed %q", args, out.String())
+		}
+	}
+}
+
+func TestRunAllPrintsSettingsAndOneLinePerRun(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	e, err := openEnv(ctx, strings.Split(zkAddr, ","), "", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	plan := []runConfig{
+		{recipe: recipeFloor, workers: 1, iters: 3, warmup: 1, session: defaultSession},
+		{recipe: recipeNaive, workers: 3, iters: 2, warmup: 0, session: defaultSession},
+		{recipe: recipeMutex, workers: 3, iters: 2, warmup: 1, session: defaultSession, budget: time.Minute},
+	}
+	var out bytes.Buffer
+	if err := runAll(ctx, e, plan, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 1+len(plan) {
+		t.Fatalf("want a settings line and %d result lines, got:\n%s", len(plan), out.String())
+	}
+	if !strings.HasPrefix(lines[0], "# zkbench -all: ") || !strings.Contains(lines[0], "naive/w3/i2/k0") ||
+		!strings.Contains(lines[0], "mutex/w3/i2/k1/max1m0s") {
+		t.Errorf("settings line does not describe the plan: %q", lines[0])
+	}
+	for i, c := range plan {
+		f := parseLine(t, lines[i+1])
+		if f["recipe"] != c.recipe || f["ops"] != strconv.Itoa(c.workers*c.iters) || f["violations"] != "0" {
+			t.Errorf("run %d (%s x%d): %q", i, c.recipe, c.workers, lines[i+1])
+		}
+	}
+}
+
+func TestAllPlanStaysModest(t *testing.T) {
+	plan := allPlan(false, defaultSession)
+	has := map[string]bool{}
+	for _, c := range plan {
+		if err := c.validate(); err != nil {
+			t.Errorf("%+v: %v", c, err)
+		}
+		has[c.recipe+"/"+strconv.Itoa(c.workers)] = true
+		if c.workers >= 1000 {
+			t.Errorf("1000 waiters without -big: %+v", c)
+		}
+	}
+	for _, want := range []string{"floor/1", "mutex/1", "gozk/1", "naive/1", "mutex/10", "gozk/10", "naive/10", "mutex/100", "naive/100"} {
+		if !has[want] {
+			t.Errorf("matrix lacks %s", want)
+		}
+	}
+	big := allPlan(true, defaultSession)
+	if len(big) != len(plan)+2 || big[len(big)-1].workers != 1000 || big[len(big)-2].workers != 1000 {
+		t.Errorf("-big should add two runs with 1000 waiters: %+v", big[len(plan):])
+	}
+}
+
+func TestBudgetCutsTheMeasurementShort(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	e, err := openEnv(ctx, strings.Split(zkAddr, ","), "", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	cfg := runConfig{recipe: recipeMutex, workers: 2, iters: 1_000_000, session: defaultSession, budget: 500 * time.Millisecond}
+	res, err := runOne(ctx, e, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ops <= 0 || res.ops >= cfg.workers*cfg.iters {
+		t.Errorf("ops=%d: want some but not all of %d cycles", res.ops, cfg.workers*cfg.iters)
+	}
+	if res.violations != 0 {
+		t.Errorf("violations=%d", res.violations)
+	}
+}
+
+// localLock is an in-process lock, to test the driver without ZooKeeper.
+type localLock struct {
+	mu *sync.Mutex
+}
+
+func (l localLock) Lock(context.Context) error   { l.mu.Lock(); return nil }
+func (l localLock) Unlock(context.Context) error { l.mu.Unlock(); return nil }
+
+func localWorkers(n int) ([]worker, []*checker) {
+	var mu sync.Mutex
+	ws := make([]worker, n)
+	checks := make([]*checker, n)
+	shared := &checker{}
+	for i := range ws {
+		ws[i] = worker{locker: localLock{&mu}}
+		checks[i] = shared
+	}
+	return ws, checks
+}
+
+func TestPhaseCountsCyclesAndHandoffs(t *testing.T) {
+	ws, checks := localWorkers(4)
+	res, err := runPhase(context.Background(), ws, checks, 200, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ops != 800 {
+		t.Errorf("ops=%d, want 800", res.ops)
+	}
+	if len(res.handoffs) == 0 || len(res.handoffs) >= res.ops {
+		t.Errorf("%d handoffs in %d cycles: want some, fewer than the cycles", len(res.handoffs), res.ops)
+	}
+	if v := checks[0].violations.Load(); v != 0 {
+		t.Errorf("violations=%d under a real mutex", v)
+	}
+
+	ws, checks = localWorkers(1)
+	res, err = runPhase(context.Background(), ws, checks, 50, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.handoffs) != 0 {
+		t.Errorf("one worker measured %d handoffs, want 0", len(res.handoffs))
+	}
+}
+
+// failingLock fails its n-th Lock.
+type failingLock struct {
+	mu    sync.Mutex
+	calls int
+	n     int
+}
+
+var errBoom = errors.New("boom")
+
+func (l *failingLock) Lock(context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.calls++
+	if l.calls == l.n {
+		return errBoom
+	}
+	return nil
+}
+
+func (l *failingLock) Unlock(context.Context) error { return nil }
+
+func TestPhaseStopsOnTheFirstError(t *testing.T) {
+	var waiting blockingLock
+	ws := []worker{{locker: &failingLock{n: 3}}, {locker: &waiting}}
+	checks := []*checker{{}, {}}
+	_, err := runPhase(context.Background(), ws, checks, 1_000_000, false, 0)
+	if !errors.Is(err, errBoom) {
+		t.Fatalf("got %v, want %v", err, errBoom)
+	}
+}
+
+// blockingLock blocks in Lock until ctx ends, like a waiter behind a holder
+// that never lets go.
+type blockingLock struct{}
+
+func (blockingLock) Lock(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+func (blockingLock) Unlock(context.Context) error   { return nil }
+
+func TestCheckerSeesOverlaps(t *testing.T) {
+	var c checker
+	c.enter(false)
+	c.enter(false) // a second exclusive holder
+	if got := c.violations.Load(); got != 1 {
+		t.Errorf("two exclusive holders: %d violations, want 1", got)
+	}
+	c.leave(false)
+	c.leave(false)
+
+	var r checker
+	r.enter(true)
+	r.enter(true)
+	if got := r.violations.Load(); got != 0 {
+		t.Errorf("two readers: %d violations, want 0", got)
+	}
+	r.enter(false) // a writer with readers inside
+	if got := r.violations.Load(); got != 1 {
+		t.Errorf("writer among readers: %d violations, want 1", got)
+	}
+	r.enter(true) // a reader with a writer inside
+	if got := r.violations.Load(); got != 2 {
+		t.Errorf("reader with a writer inside: %d violations, want 2", got)
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	cases := []struct {
+		in   []time.Duration
+		p    float64
+		want time.Duration
+	}{
+		{nil, 50, 0},
+		{ms(7), 99, 7 * time.Millisecond},
+		{ms(1, 2, 3, 4), 50, 2 * time.Millisecond},
+		{ms(1, 2, 3, 4), 99, 4 * time.Millisecond},
+		{ms(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 50, 5 * time.Millisecond},
+		{ms(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 99, 10 * time.Millisecond},
+	}
+	for _, c := range cases {
+		if got := percentile(c.in, c.p); got != c.want {
+			t.Errorf("percentile(%v, %v) = %v, want %v", c.in, c.p, got, c.want)
+		}
+	}
+}
+
+func TestResultLine(t *testing.T) {
+	r := result{
+		cfg:      runConfig{recipe: recipeMutex, workers: 10, iters: 100},
+		ops:      1000,
+		elapsed:  2 * time.Second,
+		handoffs: []time.Duration{3 * time.Millisecond, time.Millisecond, 2 * time.Millisecond},
+		events:   990,
+	}
+	want := "recipe=mutex workers=10 iters=100 ops=1000 secs=2.00 ops_per_s=500.0 handoff_p50_ms=2.00 handoff_p99_ms=3.00 violations=0 events_per_release=0.99"
+	if got := r.line(); got != want {
+		t.Errorf("line:\n got %s\nwant %s", got, want)
+	}
+}

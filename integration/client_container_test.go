@@ -1,0 +1,62 @@
+package integration
+
+import (
+	"path"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestClientContainerParents: parents made by CreateWithParents and
+// CreateProtected are containers: the server removes one once its last child
+// is deleted, and keeps one that still has a child.
+func TestClientContainerParents(t *testing.T) {
+	t.Parallel()
+	ns := namespace(t)
+	c := connect(t, clientOpts{ns: ns})
+	ctx := ctxT(t, 30*time.Second)
+
+	p, err := c.CreateWithParents(ctx, "/a/b/c", []byte("leaf"), 0)
+	require.NoError(t, err)
+	assert.Equal(t, "/a/b/c", p)
+	_, err = c.CreateWithParents(ctx, "/a/keep", nil, 0)
+	require.NoError(t, err)
+	node, err := c.CreateProtected(ctx, "/x/y/lock-", nil, zk.FlagEphemeralSequential)
+	require.NoError(t, err)
+	assert.Equal(t, "/x/y", path.Dir(node.Path))
+	for _, dir := range []string{"/a", "/a/b", "/x", "/x/y"} {
+		ok, _, err := c.Exists(ctx, dir)
+		require.NoError(t, err)
+		require.True(t, ok, "parent %s was made", dir)
+	}
+
+	require.NoError(t, c.Delete(ctx, "/a/b/c", -1))
+	require.NoError(t, c.Delete(ctx, node.Path, -1))
+
+	// The harness reaps containers every 500ms.
+	for _, dir := range []string{"/a/b", "/x/y", "/x"} {
+		clEventually(t, 10*time.Second, dir+" is reaped", func() (bool, error) {
+			ok, err := clExists(c, dir)
+			return err == nil && !ok, err
+		})
+	}
+	ok, _, err := c.Exists(ctx, "/a/b")
+	require.NoError(t, err)
+	assert.False(t, ok, "/a/b is gone")
+
+	// /a still has /a/keep: a few reaping rounds later it is still there.
+	time.Sleep(1500 * time.Millisecond)
+	ok, _, err = c.Exists(ctx, "/a")
+	require.NoError(t, err)
+	assert.True(t, ok, "a container with a child was reaped")
+	kids, _, err := c.Children(ctx, "/a")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"keep"}, kids)
+
+	// A create under a reaped parent makes it again.
+	_, err = c.CreateWithParents(ctx, "/a/b/again", nil, 0)
+	require.NoError(t, err)
+}

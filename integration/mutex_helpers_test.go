@@ -1,0 +1,165 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// Helpers of the mutex tests. Their names start with "mx" so that they do not
+// collide with the helpers of other recipes' tests in this package.
+
+// mxLockPath is the lock every mutex test contends on, under its namespace.
+const mxLockPath = "/lock"
+
+// mxNodeName is the name Curator gives a mutex node:
+// _c_<36-character lowercase UUID>-lock-<10-digit sequence>.
+var mxNodeName = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-lock-[0-9]{10}$`)
+
+// mxNew returns a handle on path for c, failing the test on error.
+func mxNew(t testing.TB, c *client.Client, p string, opts ...mutex.Option) *mutex.Mutex {
+	t.Helper()
+	m, err := mutex.New(c, p, opts...)
+	require.NoError(t, err)
+	return m
+}
+
+// mxChildren lists dir's children in name order; a missing dir has none.
+func mxChildren(t testing.TB, c *client.Client, dir string) []string {
+	t.Helper()
+	kids, err := mxTryChildren(c, dir)
+	require.NoError(t, err)
+	return kids
+}
+
+func mxTryChildren(c *client.Client, dir string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	kids, _, err := c.Children(ctx, dir)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	slices.Sort(kids)
+	return kids, err
+}
+
+// mxExists reports whether p exists.
+func mxExists(t testing.TB, c *client.Client, p string) bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ok, _, err := c.Exists(ctx, p)
+	require.NoError(t, err)
+	return ok
+}
+
+// mxEventually polls cond every 20ms until it holds, failing the test with
+// what if it does not within d.
+func mxEventually(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// mxWaitQueued waits until the lock m is a handle on has exactly n
+// contenders and returns them in queue order.
+func mxWaitQueued(t testing.TB, m *mutex.Mutex, n int) []mutex.Participant {
+	t.Helper()
+	var ps []mutex.Participant
+	mxEventually(t, 10*time.Second, fmt.Sprintf("%d contenders for %s", n, m.Path()), func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var err error
+		ps, err = m.Participants(ctx)
+		require.NoError(t, err)
+		return len(ps) == n
+	})
+	return ps
+}
+
+// mxResult is the outcome of a Lock run on its own goroutine.
+type mxResult struct {
+	err error
+	at  time.Time // when Lock returned
+}
+
+// mxLockAsync runs m.Lock(ctx) on its own goroutine; the result arrives on
+// the channel returned (buffered, so the goroutine never blocks on it).
+func mxLockAsync(ctx context.Context, m *mutex.Mutex) <-chan mxResult {
+	ch := make(chan mxResult, 1)
+	go func() {
+		err := m.Lock(ctx)
+		ch <- mxResult{err: err, at: time.Now()}
+	}()
+	return ch
+}
+
+// mxAwait waits up to d for a result, failing the test if none comes.
+func mxAwait(t testing.TB, ch <-chan mxResult, d time.Duration, what string) mxResult {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(d):
+		t.Fatalf("%s: no result within %v", what, d)
+		return mxResult{}
+	}
+}
+
+// mxPending asserts that no result has arrived (yet).
+func mxPending(t testing.TB, ch <-chan mxResult, what string) {
+	t.Helper()
+	select {
+	case r := <-ch:
+		t.Fatalf("%s returned early: %v", what, r.err)
+	default:
+	}
+}
+
+// mxClosed reports whether ch is closed.
+func mxClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// mxWaitClosed waits up to d for ch to close and reports whether it did.
+func mxWaitClosed(ch <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// mxNames returns the participants' names.
+func mxNames(ps []mutex.Participant) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// mxBase is the name of the node at p.
+func mxBase(p string) string { return path.Base(p) }

@@ -1,0 +1,159 @@
+package integration
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// mxShortSession is the session timeout of clients whose session a test
+// expires by cutting their link.
+const mxShortSession = 1500 * time.Millisecond
+
+// mxLostWatch records when a Lost channel closed and what the client's
+// session said at that moment.
+type mxLostWatch struct {
+	done    chan struct{}
+	at      time.Time
+	sessErr error
+}
+
+func mxWatchLost(lost <-chan struct{}, c *client.Client) *mxLostWatch {
+	w := &mxLostWatch{done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		<-lost
+		w.at = time.Now()
+		w.sessErr = c.Session().Err()
+	}()
+	return w
+}
+
+// TestMutexHolderSessionExpires cuts the holder's link for longer than its
+// session timeout. By default Lost closes at the suspension, while the
+// session still lives; the waiter acquires only once the server expired the
+// holder's session, after Lost closed. The old handle then refuses a
+// reentrant Lock (ErrLost) and unlocks cleanly once the link is back.
+func TestMutexHolderSessionExpires(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 60*time.Second)
+	link := zkharness.NewLink()
+	hc := connect(t, clientOpts{ns: ns, link: link, timeout: mxShortSession})
+	holder := mxNew(t, hc, mxLockPath)
+	waiter := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
+
+	require.NoError(t, holder.Lock(ctx))
+	res := mxLockAsync(ctx, waiter)
+	mxWaitQueued(t, waiter, 2)
+	lw := mxWatchLost(holder.Lost(), hc)
+
+	cutAt := time.Now()
+	link.Cut()
+	r := mxAwait(t, res, 20*time.Second, "waiter after the holder's session expired")
+	require.NoError(t, r.err)
+	require.True(t, mxWaitClosed(lw.done, 5*time.Second), "the old holder's Lost never closed")
+	t.Logf("cut -> Lost %v, cut -> waiter acquired %v", lw.at.Sub(cutAt), r.at.Sub(cutAt))
+	require.True(t, lw.at.Before(r.at), "the old holder's Lost closed %v after the waiter acquired", lw.at.Sub(r.at))
+	require.NoError(t, lw.sessErr, "Lost should close at the suspension, before the session is lost")
+
+	require.True(t, holder.IsHeld(), "a lost holding stays until unlocked")
+	require.ErrorIs(t, holder.Lock(ctx), mutex.ErrLost)
+	mxEventually(t, 10*time.Second, "the holder's client gives its session up", func() bool {
+		return errors.Is(hc.Session().Err(), client.ErrSessionLost)
+	})
+	link.Restore()
+	require.NoError(t, holder.Unlock(ctx))
+	require.False(t, holder.IsHeld())
+	require.Equal(t, []string{mxBase(waiter.Node())}, mxChildren(t, hc, mxLockPath))
+	require.NoError(t, waiter.Unlock(ctx))
+}
+
+// TestMutexHolderSessionExpiresLostOnSessionLossOnly is the same with
+// WithLostOnSessionLossOnly: Lost stays open through the suspension and
+// closes only once the session is lost.
+func TestMutexHolderSessionExpiresLostOnSessionLossOnly(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 60*time.Second)
+	link := zkharness.NewLink()
+	hc := connect(t, clientOpts{ns: ns, link: link, timeout: mxShortSession})
+	holder := mxNew(t, hc, mxLockPath, mutex.WithLostOnSessionLossOnly())
+	waiter := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
+
+	require.NoError(t, holder.Lock(ctx))
+	res := mxLockAsync(ctx, waiter)
+	mxWaitQueued(t, waiter, 2)
+	lost := holder.Lost()
+	lw := mxWatchLost(lost, hc)
+
+	link.Cut()
+	mxEventually(t, 5*time.Second, "the holder's client is suspended", func() bool {
+		return hc.State() == client.StateSuspended
+	})
+	time.Sleep(300 * time.Millisecond)
+	require.Equal(t, client.StateSuspended, hc.State(), "the session was lost too early for this check")
+	require.False(t, mxClosed(lost), "Lost closed at the suspension despite WithLostOnSessionLossOnly")
+
+	require.True(t, mxWaitClosed(lw.done, 15*time.Second), "Lost never closed after the session was lost")
+	require.ErrorIs(t, lw.sessErr, client.ErrSessionLost, "Lost closed before the session was lost")
+	require.NoError(t, mxAwait(t, res, 20*time.Second, "waiter").err)
+
+	link.Restore()
+	require.NoError(t, holder.Unlock(ctx))
+	require.NoError(t, waiter.Unlock(ctx))
+}
+
+// TestMutexWaiterSessionExpires cuts a waiter's link until its session is
+// lost: its Lock fails with an error wrapping client.ErrSessionLost, its node
+// goes, and the waiter queued behind it still gets the lock, and only when
+// the holder releases.
+func TestMutexWaiterSessionExpires(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 60*time.Second)
+	obs := connect(t, clientOpts{ns: ns})
+	holder := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
+	link := zkharness.NewLink()
+	doomed := mxNew(t, connect(t, clientOpts{ns: ns, link: link, timeout: mxShortSession}), mxLockPath)
+	behind := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
+
+	require.NoError(t, holder.Lock(ctx))
+	rd := mxLockAsync(ctx, doomed)
+	ps := mxWaitQueued(t, holder, 2)
+	doomedNode := ps[1].Name
+	rb := mxLockAsync(ctx, behind)
+	ps = mxWaitQueued(t, holder, 3)
+	behindNode := ps[2].Name
+	time.Sleep(50 * time.Millisecond) // let both settle into waiting
+
+	link.Cut()
+	r := mxAwait(t, rd, 20*time.Second, "the waiter whose session expires")
+	require.ErrorIs(t, r.err, client.ErrSessionLost)
+	require.False(t, doomed.IsHeld())
+	mxEventually(t, 10*time.Second, "the expired waiter's node goes", func() bool {
+		kids := mxChildren(t, obs, mxLockPath)
+		for _, k := range kids {
+			if k == doomedNode {
+				return false
+			}
+		}
+		return true
+	})
+	require.Equal(t, []string{mxBase(holder.Node()), behindNode}, mxNames(mxWaitQueued(t, holder, 2)))
+
+	time.Sleep(200 * time.Millisecond)
+	mxPending(t, rb, "the waiter behind (while the holder holds)")
+	require.False(t, mxClosed(holder.Lost()), "the holder was disturbed")
+	require.NoError(t, holder.Unlock(ctx))
+	require.NoError(t, mxAwait(t, rb, 10*time.Second, "the waiter behind").err)
+	require.Equal(t, mxLockPath+"/"+behindNode, behind.Node())
+	require.NoError(t, behind.Unlock(ctx))
+	link.Restore()
+}

@@ -1,0 +1,369 @@
+package zkharness
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tcnetwork "github.com/testcontainers/testcontainers-go/network"
+)
+
+// LabelCluster is the docker label carried by every container and network a
+// docker-backed Cluster creates; its value identifies the cluster.
+const LabelCluster = "org.zkrecipes.zkharness.cluster"
+
+// dockerProbeTimeout bounds the check that a Docker engine answers.
+const dockerProbeTimeout = 10 * time.Second
+
+// dockerStopTimeout is the grace docker stop gives a server before SIGKILL.
+const dockerStopTimeout = 10 * time.Second
+
+var dockerEnvOnce sync.Once
+
+// setDockerEnv makes testcontainers-go usable on machines without a registry
+// and inside a container: it disables the Ryuk reaper (its image cannot be
+// pulled; Close removes what the harness creates) and makes testcontainers
+// dial 127.0.0.1 instead of guessing a gateway. Values already set in the
+// environment are respected. testcontainers reads its configuration once, so
+// this runs before any of its calls.
+func setDockerEnv() {
+	dockerEnvOnce.Do(func() {
+		for k, v := range map[string]string{
+			"TESTCONTAINERS_RYUK_DISABLED": "true",
+			"TESTCONTAINERS_HOST_OVERRIDE": "127.0.0.1",
+		} {
+			if _, ok := os.LookupEnv(k); !ok {
+				_ = os.Setenv(k, v)
+			}
+		}
+	})
+}
+
+// dockerAvailable checks that a Docker engine answers and that image exists
+// locally (nothing is ever pulled). It returns a client for the caller to
+// keep or close.
+func dockerAvailable(ctx context.Context, image string) (*testcontainers.DockerClient, error) {
+	setDockerEnv()
+	pctx, cancel := context.WithTimeout(ctx, dockerProbeTimeout)
+	defer cancel()
+	cli, err := testcontainers.NewDockerClientWithOpts(pctx)
+	if err != nil {
+		return nil, fmt.Errorf("no Docker engine answers: %w", err)
+	}
+	if _, err := cli.Ping(pctx, client.PingOptions{}); err != nil {
+		_ = cli.Close()
+		return nil, fmt.Errorf("no Docker engine answers: %w", err)
+	}
+	if _, err := cli.ImageInspect(pctx, image); err != nil {
+		_ = cli.Close()
+		return nil, fmt.Errorf("image %q is not available locally (build it with scripts/build-zk-image.sh and set %s): %w",
+			image, EnvImage, err)
+	}
+	return cli, nil
+}
+
+// Java caches failed name lookups for 10s and successful ones for 30s by
+// default. Ensemble members find each other by docker DNS names that exist
+// only while the named container runs and may point elsewhere after a restart,
+// so caching delays elections by many seconds; this file (passed with
+// -Djava.security.properties) turns the cache down.
+const (
+	dnsSecurityFile       = "/tmp/zkharness-dns.security"
+	dnsSecurityProperties = "networkaddress.cache.ttl=1\nnetworkaddress.cache.negative.ttl=0\n"
+)
+
+// dockerDriver runs one container per server. Each container's port 2181 is
+// published on a fixed port of 127.0.0.1 chosen before it was created, so the
+// address survives stop and start. Ensembles share a user-defined network in
+// which server N is reachable as zkN.
+type dockerDriver struct {
+	cfg     config
+	cli     *testcontainers.DockerClient
+	id      string
+	network *testcontainers.DockerNetwork
+	ctrs    []*testcontainers.DockerContainer
+}
+
+// startDocker creates and starts the containers (and the network of an
+// ensemble) without waiting for ZooKeeper. On failure it removes what it made.
+func startDocker(ctx context.Context, cfg config, cli *testcontainers.DockerClient) (driver, []string, error) {
+	d := &dockerDriver{cfg: cfg, cli: cli, id: randomID()}
+	addrs, err := d.launch(ctx)
+	if err != nil {
+		cctx, cancel := cleanupContext(ctx)
+		defer cancel()
+		_ = d.close(cctx)
+		return nil, nil, err
+	}
+	return d, addrs, nil
+}
+
+func (d *dockerDriver) launch(ctx context.Context) ([]string, error) {
+	n := d.cfg.servers
+	ports, err := freePorts(n)
+	if err != nil {
+		return nil, err
+	}
+	labels := map[string]string{LabelCluster: d.id}
+	if n > 1 {
+		nw, err := tcnetwork.New(ctx, tcnetwork.WithLabels(labels))
+		if err != nil {
+			return nil, fmt.Errorf("zkharness: create docker network: %w", err)
+		}
+		d.network = nw
+	}
+	clientPort, err := network.ParsePort("2181/tcp")
+	if err != nil {
+		return nil, fmt.Errorf("zkharness: %w", err)
+	}
+	addrs := make([]string, n)
+	for i := range n {
+		addrs[i] = loopbackAddr(ports[i])
+		hostPort := strconv.Itoa(ports[i])
+		opts := []testcontainers.ContainerCustomizer{
+			testcontainers.WithLogger(slogPrintf{d.cfg.logger}),
+			testcontainers.WithName(fmt.Sprintf("zkharness-%s-zk%d", d.id, i+1)),
+			testcontainers.WithLabels(labels),
+			testcontainers.WithExposedPorts("2181/tcp"),
+			testcontainers.WithEnv(d.env(i)),
+			testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+				hc.PortBindings = network.PortMap{
+					clientPort: {{HostIP: netip.AddrFrom4([4]byte{127, 0, 0, 1}), HostPort: hostPort}},
+				}
+			}),
+		}
+		if d.network != nil {
+			opts = append(opts, testcontainers.WithFiles(testcontainers.ContainerFile{
+				Reader:            strings.NewReader(dnsSecurityProperties),
+				ContainerFilePath: dnsSecurityFile,
+				FileMode:          0o644,
+			}))
+			opts = append(opts, tcnetwork.WithNetwork([]string{fmt.Sprintf("zk%d", i+1)}, d.network))
+		}
+		ctr, err := testcontainers.Run(ctx, d.cfg.image, opts...)
+		if ctr != nil {
+			d.ctrs = append(d.ctrs, ctr)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("zkharness: run container for server %d: %w", i, err)
+		}
+	}
+	return addrs, nil
+}
+
+// env configures server i through the official image's variables (the image
+// built by scripts/build-zk-image.sh honours the same ones).
+func (d *dockerDriver) env(i int) map[string]string {
+	c := d.cfg
+	extra := []string{
+		fmt.Sprintf("minSessionTimeout=%d", 2*ms(c.tickTime)),
+		fmt.Sprintf("maxSessionTimeout=%d", ms(c.maxSessionTimeout)),
+	}
+	jvm := []string{
+		"-Xmx256m",
+		fmt.Sprintf("-Dznode.container.checkIntervalMs=%d", ms(c.containerCheck)),
+		"-Dzookeeper.admin.enableServer=false",
+		"-Dzookeeper.snapshot.trust.empty=true",
+	}
+	if c.hooks != nil {
+		jvm = append(jvm, c.hooks.jvmFlags...)
+	}
+	env := map[string]string{
+		"ZOO_MY_ID":                  strconv.Itoa(i + 1),
+		"ZOO_TICK_TIME":              strconv.FormatInt(ms(c.tickTime), 10),
+		"ZOO_INIT_LIMIT":             strconv.FormatInt(c.initLimit(), 10),
+		"ZOO_SYNC_LIMIT":             strconv.FormatInt(c.syncLimit(), 10),
+		"ZOO_4LW_COMMANDS_WHITELIST": "*",
+		"ZOO_MAX_CLIENT_CNXNS":       "0", // every client arrives from the docker gateway's address
+		"ZOO_ADMINSERVER_ENABLED":    "false",
+	}
+	if c.servers > 1 {
+		jvm = append(jvm, "-Djava.security.properties="+dnsSecurityFile)
+		servers := make([]string, c.servers)
+		for j := range servers {
+			servers[j] = fmt.Sprintf("server.%d=zk%d:2888:3888;2181", j+1, j+1)
+		}
+		env["ZOO_SERVERS"] = strings.Join(servers, " ")
+		// A restarted member may come back with another address; listening on
+		// all addresses avoids binding to a stale one.
+		extra = append(extra, "quorumListenOnAllIPs=true")
+	}
+	env["ZOO_CFG_EXTRA"] = strings.Join(extra, " ")
+	env["JVMFLAGS"] = strings.Join(jvm, " ")
+	return env
+}
+
+func (d *dockerDriver) ctr(i int) (*testcontainers.DockerContainer, error) {
+	if i < 0 || i >= len(d.ctrs) {
+		return nil, ErrBadIndex
+	}
+	return d.ctrs[i], nil
+}
+
+func (d *dockerDriver) startServer(ctx context.Context, i int) error {
+	c, err := d.ctr(i)
+	if err != nil {
+		return err
+	}
+	return c.Start(ctx)
+}
+
+func (d *dockerDriver) stopServer(ctx context.Context, i int) error {
+	c, err := d.ctr(i)
+	if err != nil {
+		return err
+	}
+	timeout := dockerStopTimeout
+	return c.Stop(ctx, &timeout)
+}
+
+func (d *dockerDriver) killServer(ctx context.Context, i int, paused bool) error {
+	c, err := d.ctr(i)
+	if err != nil {
+		return err
+	}
+	if paused {
+		// The engine refuses to signal a paused container.
+		if _, err := d.cli.ContainerUnpause(ctx, c.GetContainerID(), client.ContainerUnpauseOptions{}); err != nil {
+			return fmt.Errorf("docker unpause: %w", err)
+		}
+	}
+	if _, err := d.cli.ContainerKill(ctx, c.GetContainerID(), client.ContainerKillOptions{Signal: "KILL"}); err != nil {
+		return fmt.Errorf("docker kill: %w", err)
+	}
+	// The kill is asynchronous: wait until the engine reports the container
+	// stopped, so StartServer can follow at once.
+	for {
+		st, err := d.state(ctx, c)
+		if err != nil {
+			return err
+		}
+		if !st.Running {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (d *dockerDriver) state(ctx context.Context, c *testcontainers.DockerContainer) (*container.State, error) {
+	res, err := d.cli.ContainerInspect(ctx, c.GetContainerID(), client.ContainerInspectOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("docker inspect: %w", err)
+	}
+	if res.Container.State == nil {
+		return nil, errors.New("docker inspect: no state")
+	}
+	return res.Container.State, nil
+}
+
+func (d *dockerDriver) pauseServer(ctx context.Context, i int) error {
+	c, err := d.ctr(i)
+	if err != nil {
+		return err
+	}
+	if _, err := d.cli.ContainerPause(ctx, c.GetContainerID(), client.ContainerPauseOptions{}); err != nil {
+		return fmt.Errorf("docker pause: %w", err)
+	}
+	return nil
+}
+
+func (d *dockerDriver) resumeServer(ctx context.Context, i int) error {
+	c, err := d.ctr(i)
+	if err != nil {
+		return err
+	}
+	if _, err := d.cli.ContainerUnpause(ctx, c.GetContainerID(), client.ContainerUnpauseOptions{}); err != nil {
+		return fmt.Errorf("docker unpause: %w", err)
+	}
+	return nil
+}
+
+func (d *dockerDriver) exited(ctx context.Context, i int) error {
+	c, err := d.ctr(i)
+	if err != nil {
+		return err
+	}
+	st, err := d.state(ctx, c)
+	if err != nil {
+		// Cannot tell; let the caller keep polling.
+		return nil
+	}
+	if st.Running || st.Restarting {
+		return nil
+	}
+	return fmt.Errorf("container %s, exit code %d", st.Status, st.ExitCode)
+}
+
+func (d *dockerDriver) logTail(ctx context.Context, i int) string {
+	c, err := d.ctr(i)
+	if err != nil {
+		return ""
+	}
+	rc, err := c.Logs(ctx)
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(io.LimitReader(rc, 8<<20))
+	return lastLines(string(b), 30)
+}
+
+func (d *dockerDriver) close(ctx context.Context) error {
+	var errs []error
+	for i, c := range d.ctrs {
+		if st, err := d.state(ctx, c); err == nil && st.Paused {
+			_, _ = d.cli.ContainerUnpause(ctx, c.GetContainerID(), client.ContainerUnpauseOptions{})
+		}
+		// Data is discarded, so no grace period.
+		if err := c.Terminate(ctx, testcontainers.StopTimeout(0)); err != nil {
+			errs = append(errs, fmt.Errorf("remove container of server %d: %w", i, err))
+		}
+	}
+	if d.network != nil {
+		if err := d.network.Remove(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("remove network: %w", err))
+		}
+	}
+	if err := d.cli.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (d *dockerDriver) describe() string { return "image=" + d.cfg.image }
+
+// slogPrintf forwards testcontainers' messages to the harness logger at debug
+// level, keeping test output quiet.
+type slogPrintf struct {
+	l interface{ Debug(string, ...any) }
+}
+
+func (s slogPrintf) Printf(format string, v ...any) {
+	s.l.Debug("zkharness: testcontainers: " + strings.TrimSpace(fmt.Sprintf(format, v...)))
+}
+
+// randomID returns a short random hex string naming one cluster's resources.
+func randomID() string {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	return hex.EncodeToString(b[:])
+}

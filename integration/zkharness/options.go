@@ -1,0 +1,189 @@
+package zkharness
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+)
+
+// Backend names the way a Cluster runs its ZooKeeper servers.
+type Backend string
+
+const (
+	// BackendDocker runs one container per server through testcontainers-go.
+	BackendDocker Backend = "docker"
+	// BackendLocal runs one java process per server from Debian's zookeeper
+	// package (or the jars named by ZK_CLASSPATH).
+	BackendLocal Backend = "local"
+	// backendAuto picks docker when it can serve, local otherwise.
+	backendAuto Backend = ""
+)
+
+// Environment variables read by Start when the matching option is not given.
+const (
+	// EnvBackend selects the backend: "docker", "local", or ""/"auto".
+	EnvBackend = "ZK_BACKEND"
+	// EnvImage names the docker image.
+	EnvImage = "ZK_IMAGE"
+	// EnvClasspath overrides the java class path of the local backend.
+	EnvClasspath = "ZK_CLASSPATH"
+)
+
+// DefaultImage is the image used when neither WithImage nor ZK_IMAGE names one:
+// the official ZooKeeper image.
+const DefaultImage = "zookeeper:3.9"
+
+// Defaults of the tunable server settings.
+const (
+	DefaultTickTime               = 200 * time.Millisecond
+	DefaultMaxSessionTimeout      = 60 * time.Second
+	DefaultContainerCheckInterval = 500 * time.Millisecond
+)
+
+// Option configures Start.
+type Option func(*config)
+
+type config struct {
+	servers           int
+	backend           Backend
+	backendSet        bool
+	image             string
+	tickTime          time.Duration
+	maxSessionTimeout time.Duration
+	containerCheck    time.Duration
+	logger            *slog.Logger
+	hooks             *testHooks
+}
+
+// testHooks lets this package's tests inject faults and observe internals;
+// nil outside tests.
+type testHooks struct {
+	jvmFlags []string     // appended to every server's JVM flags
+	launched func(driver) // called once the servers were launched
+}
+
+// WithServers sets the number of servers; 1 (the default) runs a standalone
+// server, more run an ensemble. Start rejects n < 1.
+func WithServers(n int) Option {
+	return func(c *config) { c.servers = n }
+}
+
+// WithBackend forces a backend. Without it the ZK_BACKEND environment variable
+// decides ("docker", "local", or empty/"auto" for automatic choice). An explicit
+// backend never falls back to the other one.
+func WithBackend(b Backend) Option {
+	return func(c *config) {
+		c.backend = b
+		c.backendSet = true
+	}
+}
+
+// WithImage sets the docker image (default: ZK_IMAGE, else DefaultImage). The
+// image must exist locally; Start never pulls.
+func WithImage(ref string) Option {
+	return func(c *config) { c.image = ref }
+}
+
+// WithTickTime sets ZooKeeper's tickTime (default 200ms). The server accepts
+// session timeouts from 2 to the configured maximum.
+func WithTickTime(d time.Duration) Option {
+	return func(c *config) { c.tickTime = d }
+}
+
+// WithMaxSessionTimeout sets maxSessionTimeout (default 60s).
+func WithMaxSessionTimeout(d time.Duration) Option {
+	return func(c *config) { c.maxSessionTimeout = d }
+}
+
+// WithContainerCheckInterval sets how often the servers reap empty container
+// znodes (the znode.container.checkIntervalMs system property; default 500ms).
+func WithContainerCheckInterval(d time.Duration) Option {
+	return func(c *config) { c.containerCheck = d }
+}
+
+// WithLogger sets the logger for the harness's own messages (default
+// slog.Default()). Server logs never go to it.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+// newConfig applies opts over the defaults and the environment and validates
+// the result.
+func newConfig(opts []Option) (config, error) {
+	c := config{
+		servers:           1,
+		tickTime:          DefaultTickTime,
+		maxSessionTimeout: DefaultMaxSessionTimeout,
+		containerCheck:    DefaultContainerCheckInterval,
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	if !c.backendSet {
+		c.backend = Backend(os.Getenv(EnvBackend))
+	}
+	b, err := parseBackend(string(c.backend))
+	if err != nil {
+		return c, err
+	}
+	c.backend = b
+	if c.image == "" {
+		c.image = ImageFromEnv()
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+	switch {
+	case c.servers < 1:
+		return c, fmt.Errorf("%w: WithServers(%d): need at least 1 server", ErrInvalidOption, c.servers)
+	case c.tickTime < time.Millisecond:
+		return c, fmt.Errorf("%w: WithTickTime(%v): need at least 1ms", ErrInvalidOption, c.tickTime)
+	case c.maxSessionTimeout < 2*c.tickTime:
+		return c, fmt.Errorf("%w: WithMaxSessionTimeout(%v): below the minimum session timeout 2*tickTime=%v",
+			ErrInvalidOption, c.maxSessionTimeout, 2*c.tickTime)
+	case c.containerCheck < time.Millisecond:
+		return c, fmt.Errorf("%w: WithContainerCheckInterval(%v): need at least 1ms", ErrInvalidOption, c.containerCheck)
+	}
+	return c, nil
+}
+
+// parseBackend accepts the spellings of ZK_BACKEND.
+func parseBackend(s string) (Backend, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return backendAuto, nil
+	case string(BackendDocker):
+		return BackendDocker, nil
+	case string(BackendLocal):
+		return BackendLocal, nil
+	}
+	return "", fmt.Errorf("%w: backend %q (want %q, %q or %q)", ErrInvalidOption, s, BackendDocker, BackendLocal, "auto")
+}
+
+// ImageFromEnv returns the image Start uses without WithImage: ZK_IMAGE when
+// set, else DefaultImage.
+func ImageFromEnv() string {
+	if v := strings.TrimSpace(os.Getenv(EnvImage)); v != "" {
+		return v
+	}
+	return DefaultImage
+}
+
+// ms renders d as whole milliseconds (at least 1) for zoo.cfg and -D flags.
+func ms(d time.Duration) int64 {
+	if v := d.Milliseconds(); v > 0 {
+		return v
+	}
+	return 1
+}
+
+// initLimit and syncLimit give followers at least ~4s to sync and ~2s to ack,
+// whatever the tick, so a busy machine does not break the quorum.
+func (c config) initLimit() int64 { return max(10, ceilDiv(4*time.Second, c.tickTime)) }
+func (c config) syncLimit() int64 { return max(5, ceilDiv(2*time.Second, c.tickTime)) }
+
+func ceilDiv(a, b time.Duration) int64 { return int64((a + b - 1) / b) }
