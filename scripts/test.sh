@@ -36,7 +36,9 @@ ZK_BACKEND=$backend go test -race -count=1 -timeout 20m -v ./... >"$log" 2>&1 ||
 if [ "$backend" = docker ]; then
 	echo "test: smoke subset on the local-process backend"
 	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v \
-		-run 'Smoke|TestClientStartCreateClose|TestHarness' ./integration/ >>"$log" 2>&1 || status=1
+		-run 'Smoke|TestClientLifecycle|TestClientShortCutKeepsSession|TestClientLongCutLosesSession|TestMutexExclusion|TestCuratorInteropMutex' \
+		./integration/ >>"$log" 2>&1 || status=1
+	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends' ./integration/zkharness/ >>"$log" 2>&1 || status=1
 fi
 
 grep -h "zkharness: backend=" "$log" | sed 's/^.*zkharness: /test: served by: /' | sort | uniq -c

@@ -21,6 +21,11 @@ func allPlan(big bool, session time.Duration) []runConfig {
 	r := func(recipe string, workers, iters, warmup int) runConfig {
 		return runConfig{recipe: recipe, workers: workers, iters: iters, warmup: warmup, session: session}
 	}
+	rw := func(readers, writers, iters int) runConfig {
+		c := r(recipeRWLock, readers+writers, iters, 2)
+		c.readers, c.writers = readers, writers
+		return c
+	}
 	plan := []runConfig{
 		r(recipeFloor, 1, 1000, 50),
 		r(recipeMutex, 1, 1000, 50),
@@ -31,6 +36,10 @@ func allPlan(big bool, session time.Duration) []runConfig {
 		r(recipeNaive, 10, 200, 5),
 		r(recipeMutex, 100, 20, 1),
 		r(recipeNaive, 100, 5, 1),
+		// Readers alone, to show they do not serialise; then writers among
+		// readers, whose handoff compares with the mutex's.
+		rw(1, 0, 200), rw(4, 0, 100), rw(16, 0, 50),
+		rw(8, 2, 50),
 	}
 	if big {
 		herd := r(recipeNaive, 1000, 2, 0)

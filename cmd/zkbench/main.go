@@ -29,7 +29,7 @@
 //	floor   no lock at all: create (ephemeral sequential) + getChildren +
 //	        delete with the bare client, uncontended; with several workers each
 //	        works on a path of its own. It is the server's cost of one cycle.
-//	rwlock  readers and writers of recipes/rwlock (not built in yet)
+//	rwlock  readers and writers of recipes/rwlock (-readers R -writers W)
 //
 // Without -zk, zkbench starts a throwaway server with zkharness, by default
 // on the local backend (a java process on loopback, so no docker-proxy sits

@@ -2,27 +2,32 @@ package main
 
 import (
 	"context"
-	"errors"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
-// errRWLockNotBuilt is what -recipe rwlock reports until the hook below is
-// filled in.
-var errRWLockNotBuilt = errors.New("rwlock not built in yet")
-
-// rwlockRecipe is the hook for recipes/rwlock.
-//
-// ===== HOOK: recipes/rwlock is not wired in yet. =====
-//
-// To fill it in, return a *recipe whose newWorker, for worker i, starts a
-// client of its own (startClient(ctx, e, cfg.session)), makes
-// rw, err := rwlock.New(c, dir), and returns
-//
-//	worker{locker: rw.WriteLock(), close: ...}                for i <  cfg.writers
-//	worker{locker: rw.ReadLock(), shared: true, close: ...}   for i >= cfg.writers
-//
-// (each side must have Lock(ctx) error and Unlock(ctx) error), with events:
-// queue.Wakeups. The driver then checks that no writer is ever inside with
-// anyone, and that readers are inside only with readers.
-func rwlockRecipe(ctx context.Context, e *env, dir string, cfg runConfig) (*recipe, error) {
-	return nil, errRWLockNotBuilt
+// rwlockRecipe measures recipes/rwlock: one client and one handle per
+// worker; the first cfg.writers workers take the write lock, the rest the
+// read lock (shared, so the driver lets readers overlap each other only).
+func rwlockRecipe(_ context.Context, e *env, dir string, cfg runConfig) (*recipe, error) {
+	return &recipe{
+		newWorker: func(ctx context.Context, i int) (worker, error) {
+			c, err := startClient(ctx, e, cfg.session)
+			if err != nil {
+				return worker{}, err
+			}
+			rw, err := rwlock.New(c, dir)
+			if err != nil {
+				_ = c.Close()
+				return worker{}, err
+			}
+			closer := func() { _ = c.Close() }
+			if i < cfg.writers {
+				return worker{locker: rw.WriteLock(), close: closer}, nil
+			}
+			return worker{locker: rw.ReadLock(), shared: true, close: closer}, nil
+		},
+		events: queue.Wakeups,
+	}, nil
 }

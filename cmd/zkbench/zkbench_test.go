@@ -111,13 +111,17 @@ func TestZkbenchOneWorkerHasNoHandoff(t *testing.T) {
 	}
 }
 
-func TestZkbenchRWLockHook(t *testing.T) {
-	out, err := runCmd(t, "-zk", zkAddr, "-recipe", recipeRWLock, "-readers", "2", "-writers", "1", "-iters", "1")
-	if !errors.Is(err, errRWLockNotBuilt) {
-		t.Fatalf("rwlock: got %v, want %v", err, errRWLockNotBuilt)
+func TestZkbenchRWLock(t *testing.T) {
+	out, err := runCmd(t, "-zk", zkAddr, "-recipe", recipeRWLock, "-readers", "3", "-writers", "1", "-iters", "5", "-warmup", "1")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if out != "" {
-		t.Errorf("printed %q although the run failed", out)
+	f := parseLine(t, strings.TrimSpace(out))
+	if f["recipe"] != recipeRWLock || f["workers"] != "4" || f["ops"] != "20" {
+		t.Errorf("want recipe=rwlock workers=4 ops=20, got %q", out)
+	}
+	if f["violations"] != "0" {
+		t.Errorf("violations=%s, want 0: a writer overlapped someone", f["violations"])
 	}
 }
 
@@ -194,7 +198,7 @@ func TestAllPlanStaysModest(t *testing.T) {
 			t.Errorf("1000 waiters without -big: %+v", c)
 		}
 	}
-	for _, want := range []string{"floor/1", "mutex/1", "gozk/1", "naive/1", "mutex/10", "gozk/10", "naive/10", "mutex/100", "naive/100"} {
+	for _, want := range []string{"floor/1", "mutex/1", "gozk/1", "naive/1", "mutex/10", "gozk/10", "naive/10", "mutex/100", "naive/100", "rwlock/16", "rwlock/10"} {
 		if !has[want] {
 			t.Errorf("matrix lacks %s", want)
 		}

@@ -2,7 +2,19 @@ package zkharness
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
+)
+
+// Ports are drawn from [portLow, portHigh), below Linux's default ephemeral
+// range (32768-60999). A port the kernel hands out for outgoing connections
+// could be taken by any client while its server is stopped, and StartServer
+// would then fail with "address already in use"; a port from this range is
+// only ever taken by someone who asks for it by number.
+const (
+	portLow   = 20000
+	portHigh  = 32000
+	portTries = 200
 )
 
 // freePorts returns n distinct TCP ports that were free on 127.0.0.1 a moment
@@ -15,17 +27,17 @@ func freePorts(n int) ([]int, error) {
 			_ = ln.Close()
 		}
 	}()
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(ports) < n; tries++ {
+		if tries >= portTries*n {
+			return nil, fmt.Errorf("zkharness: no free port in [%d, %d) after %d tries", portLow, portHigh, tries)
+		}
+		port := portLow + rand.IntN(portHigh-portLow)
+		ln, err := net.Listen("tcp", loopbackAddr(port))
 		if err != nil {
-			return nil, fmt.Errorf("zkharness: reserve a free port: %w", err)
+			continue // taken: draw again
 		}
 		lns = append(lns, ln)
-		addr, ok := ln.Addr().(*net.TCPAddr)
-		if !ok {
-			return nil, fmt.Errorf("zkharness: reserve a free port: unexpected address %v", ln.Addr())
-		}
-		ports = append(ports, addr.Port)
+		ports = append(ports, port)
 	}
 	return ports, nil
 }
