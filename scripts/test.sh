@@ -41,7 +41,7 @@ if [ "$backend" = docker ]; then
 	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends' ./integration/zkharness/ >>"$log" 2>&1 || status=1
 fi
 
-grep -h "zkharness: backend=" "$log" | sed 's/^.*zkharness: /test: served by: /' | sort | uniq -c
+grep -hE "zkharness: backend=[a-z]+ .*servers=[0-9]+ addrs=" "$log" | sed 's/^.*zkharness: /test: served by: /' | sort | uniq -c
 grep -E '^(ok|FAIL|---) ' "$log" | grep -v -- '--- PASS' || true
 passed=$(grep -c -- '--- PASS' "$log")
 failed=$(grep -c -- '--- FAIL' "$log")
