@@ -23,10 +23,15 @@ func mxListings(l *zkharness.Link) int64 {
 const mxLinkSettle = 100 * time.Millisecond
 
 // TestMutexFastHandoff queues W1 and W2 behind a holder H, each on its own
-// client and link, and counts what each waiter sends: when H releases, W1
-// holds without listing the directory again, and likewise W2 when W1
-// releases. Each release wakes exactly one waiter (queue.Wakeups is counted
-// process-wide, so this test must not run in parallel with others).
+// client and link, and counts what each waiter sends. W1 waits for H; W2
+// waits for W1 and also watches H, the node before it.
+//
+// When H releases, W1 holds without listing the directory again (H was the
+// only node ahead of it), and W2, woken by the same deletion, lists once,
+// while W1 holds: that early listing shows W1 first. So when W1 releases,
+// W2 too holds without a listing. Every handoff costs zero listings, and a
+// release wakes at most two waiters (queue.Wakeups is process-wide, so this
+// test must not run in parallel with others).
 func TestMutexFastHandoff(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
@@ -46,33 +51,37 @@ func TestMutexFastHandoff(t *testing.T) {
 	mxWaitQueued(t, h.m, 2)
 	r2 := mxLockAsync(ctx, w2.m)
 	mxWaitQueued(t, h.m, 3)
-	// A waiter is settled once it sent the watch on the node it waits for:
-	// its own node's watch and that one make two data reads.
-	for name, w := range map[string]proc{"W1": w1, "W2": w2} {
-		mxEventually(t, 10*time.Second, name+" sets its watch", func() bool {
-			return w.link.Requests(zkharness.OpGetData) >= 2
+	// A waiter is settled once it has sent its watches: on its own node and
+	// on the node it waits for, and for W2 also on H, the node before W1.
+	for name, w := range map[string]struct {
+		p    proc
+		want int64
+	}{"W1": {w1, 2}, "W2": {w2, 3}} {
+		mxEventually(t, 10*time.Second, name+" sets its watches", func() bool {
+			return w.p.link.Requests(zkharness.OpGetData) >= w.want
 		})
 	}
+	time.Sleep(mxLinkSettle)
+	require.Equal(t, int64(2), w1.link.Requests(zkharness.OpGetData), "W1 watches its own node and H, nothing else")
+	require.Equal(t, int64(3), w2.link.Requests(zkharness.OpGetData), "W2 watches its own node, W1 and H, nothing else")
 	l1, l2 := mxListings(w1.link), mxListings(w2.link)
-	require.Positive(t, l1)
-	require.Positive(t, l2)
-	wake, lists := queue.Wakeups(), queue.Listings()
+	require.Equal(t, int64(1), l1)
+	require.Equal(t, int64(1), l2)
+	wake := queue.Wakeups()
 
 	require.NoError(t, h.m.Unlock(ctx))
 	require.NoError(t, mxAwait(t, r1, 10*time.Second, "W1").err)
-	time.Sleep(mxLinkSettle) // also the time a wrongly woken W2 needs to show
+	mxEventually(t, 10*time.Second, "W2 lists early", func() bool { return mxListings(w2.link) == l2+1 })
+	time.Sleep(mxLinkSettle)
 	require.Equal(t, l1, mxListings(w1.link), "W1 listed the directory again after H released")
-	require.Equal(t, wake+1, queue.Wakeups(), "H's release should wake exactly one waiter")
-	require.Equal(t, l2, mxListings(w2.link), "W2 listed the directory when H released")
-	require.Equal(t, wake+1, queue.Wakeups(), "H's release woke W2 too")
+	require.Equal(t, wake+2, queue.Wakeups(), "H's release wakes W1 (its grant) and W2 (its early listing), no one else")
+	require.Equal(t, l2+1, mxListings(w2.link), "W2 lists exactly once when H goes")
 	mxPending(t, r2, "W2 (while W1 holds)")
 
 	require.NoError(t, w1.m.Unlock(ctx))
 	require.NoError(t, mxAwait(t, r2, 10*time.Second, "W2").err)
 	time.Sleep(mxLinkSettle)
-	// Non-fatal, so that the wakeup count below is checked as well.
-	assert.Equal(t, l2, mxListings(w2.link), "W2 listed the directory again after W1 released")
-	require.Equal(t, wake+2, queue.Wakeups(), "W1's release should wake exactly one waiter")
-	assert.Equal(t, lists, queue.Listings(), "listings during the two handoffs")
+	assert.Equal(t, l2+1, mxListings(w2.link), "W2 listed the directory again after W1 released")
+	require.Equal(t, wake+3, queue.Wakeups(), "W1's release wakes only W2")
 	require.NoError(t, w2.m.Unlock(ctx))
 }

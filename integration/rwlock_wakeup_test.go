@@ -17,11 +17,12 @@ func rwListings(link *zkharness.Link) int64 {
 	return link.Requests(zkharness.OpGetChildren) + link.Requests(zkharness.OpGetChildren2)
 }
 
-// TestRWLockReaderWakesOnce queues a reader R behind three writers. R watches
-// only the last of them, so the first two releasing do not wake it; the last
-// one does, once. Two other writers were ahead of R when it listed; rather
-// than list again, R drops W3 from its listing, finds W2 and W1 already gone
-// (one getData each, answered NoNode) and holds: no second listing.
+// TestRWLockReaderWakesOnce queues a reader R behind three writers. R waits
+// for the last of them, W3, and also watches W2, the node before it. W1's
+// release does not wake R. W2's release wakes R once, to list early while W3
+// holds; W3's release then wakes R exactly once and grants it the lock with
+// no further listing. (Curator's reader, watching the first writer ahead,
+// would wake once per writer.)
 //
 // The test reads queue.Wakeups, which counts for the whole process, so it
 // must not run in parallel with others.
@@ -51,32 +52,35 @@ func TestRWLockReaderWakesOnce(t *testing.T) {
 	r, _ := rwHandle(t, clientOpts{ns: ns, link: link})
 	listBase, getBase := rwListings(link), link.Requests(zkharness.OpGetData)
 	got := rwAsync(ctx, r.RLock)
-	// R is waiting once it has listed and set its two data watches: one on
-	// its own node, one on the writer it waits for.
+	// R is waiting once it has listed and set its three data watches: on
+	// its own node, on the writer it waits for and on the node before that.
 	require.Eventually(t, func() bool {
-		return link.Requests(zkharness.OpGetData)-getBase == 2
+		return link.Requests(zkharness.OpGetData)-getBase == 3
 	}, 10*time.Second, 5*time.Millisecond, "R never started waiting")
 	require.Equal(t, int64(1), rwListings(link)-listBase, "R's first listing")
 
-	// W1 and W2 hand over: W2 and W3 wake (once each); R does not.
+	// W1 hands over to W2: R is not woken.
 	wakeBase := queue.Wakeups()
 	writers[0].mustRelease(t)
 	writers[1].mustAcquire(t)
+	time.Sleep(100 * time.Millisecond)
+	require.Equal(t, int64(1), rwListings(link)-listBase, "W1's release made R list")
+	// W2 hands over to W3: R wakes once and lists early, while W3 holds.
 	writers[1].mustRelease(t)
 	writers[2].mustAcquire(t)
-	require.Equal(t, int64(2), queue.Wakeups()-wakeBase, "W2 and W3 each wake once")
+	require.Eventually(t, func() bool { return rwListings(link)-listBase == 2 }, 10*time.Second, 5*time.Millisecond,
+		"R lists early when W2 goes")
 	rwStillWaiting(t, got, "R behind W3")
-	require.Equal(t, int64(1), rwListings(link)-listBase, "R listed again before W3 released")
 
 	// W3 goes: only R waits now, so every wakeup from here on is R's.
 	wakeBase = queue.Wakeups()
 	writers[2].mustRelease(t)
 	require.NoError(t, rwDone(t, got, "R"))
 	require.Equal(t, int64(1), queue.Wakeups()-wakeBase, "R's wakeups")
-	require.Equal(t, int64(1), rwListings(link)-listBase,
-		"R holds without listing again: the writers ahead of it can only have gone")
-	require.Equal(t, int64(4), link.Requests(zkharness.OpGetData)-getBase,
-		"R's own node, W3 (watched), then W2 and W1 (each found gone)")
+	require.Equal(t, int64(2), rwListings(link)-listBase,
+		"W3's release grants R with no listing: its early listing showed W3 first")
+	require.Equal(t, int64(3), link.Requests(zkharness.OpGetData)-getBase,
+		"R set three watches in all: its own node, W3 and W2")
 	require.Zero(t, link.Requests(zkharness.OpExists), "Curator's waiters use getData, not exists")
 	require.NoError(t, r.RUnlock(ctx))
 }

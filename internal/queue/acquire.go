@@ -66,11 +66,13 @@ func (q *Queue) Acquire(ctx context.Context, req Request) (*Held, error) {
 }
 
 type waiter struct {
-	q    *Queue
-	req  Request
-	node client.ProtectedNode
-	name string
-	own  ownWatch
+	q      *Queue
+	req    Request
+	node   client.ProtectedNode
+	name   string
+	own    ownWatch
+	target watched // the node waited for
+	early  watched // the node before it
 }
 
 // ownWatch is the data watch on the contender's own node: it fires when the
@@ -122,13 +124,24 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 			if !w.req.Wait {
 				return nil, ErrWouldBlock
 			}
-			deleted, err := w.wait(ctx, nodes[d.Wait].Name)
+			early := ""
+			if d.Wait > 0 {
+				early = nodes[d.Wait-1].Name
+			}
+			what, err := w.wait(ctx, nodes[d.Wait].Name, early)
 			if err != nil {
 				return nil, err
 			}
-			if deleted && !d.RelistOnDelete {
-				nodes = append(nodes[:d.Wait:d.Wait], nodes[d.Wait+1:]...) // fast handoff
-				continue
+			if what == targetDeleted && !d.RelistOnDelete {
+				// Fast handoff: nodes ahead of us only ever disappear, so
+				// the last listing minus the deleted node is a safe
+				// superset of what is ahead now. If it grants, hold
+				// without a round trip; if not, a listing settles it.
+				pruned := append(nodes[:d.Wait:d.Wait], nodes[d.Wait+1:]...)
+				if w.req.Predicate(pruned, IndexOf(pruned, w.name)).Holds {
+					nodes = pruned
+					continue
+				}
 			}
 		}
 		disc = c.Disconnected()
@@ -145,37 +158,92 @@ func (w *waiter) list(ctx context.Context) ([]string, error) {
 	return kids, err
 }
 
-// wait blocks until the node waited for changes, and reports whether it
-// was deleted (or already gone when the watch was set).
-func (w *waiter) wait(ctx context.Context, target string) (deleted bool, err error) {
-	c, sess := w.q.c, w.node.Session
-	_, _, ch, err := c.GetW(ctx, path.Join(w.q.dir, target))
-	if err == zk.ErrNoNode {
-		return true, nil
+// What ended a wait.
+type waitEnd int
+
+const (
+	targetDeleted waitEnd = iota // the node waited for is gone
+	targetChanged                // its data changed, or its watch ended
+	earlyDeleted                 // the node before it is gone: it may hold now
+)
+
+// wait blocks until the node waited for (target) is deleted or changes, or
+// until the node just before it (early, "" for none) is deleted. The second
+// watch is what makes handoffs free of round trips: early's deletion usually
+// means target has just become the holder, so the waiter lists again while
+// target works, and target's own deletion then finds it with a listing in
+// which target was first. Each node is watched by at most two waiters, so a
+// release wakes at most two: no herd. Watches already set on the same nodes
+// are reused across calls.
+func (w *waiter) wait(ctx context.Context, target, early string) (waitEnd, error) {
+	sess := w.node.Session
+	tch, gone, err := w.watch(ctx, &w.target, target)
+	if err != nil || gone {
+		return targetDeleted, err
 	}
-	if err != nil {
-		return false, err
+	var ech <-chan zk.Event
+	if early != "" {
+		ch, gone, err := w.watch(ctx, &w.early, early)
+		if err != nil {
+			return 0, err
+		}
+		if gone {
+			return earlyDeleted, nil
+		}
+		ech = ch
 	}
 	for {
 		select {
-		case ev := <-ch:
+		case ev := <-tch:
 			wakeups.Add(1)
-			return ev.Type == zk.EventNodeDeleted, nil
+			w.target = watched{}
+			if ev.Type == zk.EventNodeDeleted {
+				return targetDeleted, nil
+			}
+			return targetChanged, nil
+		case <-ech:
+			wakeups.Add(1)
+			w.early = watched{}
+			return earlyDeleted, nil
 		case ev := <-w.own.ch:
 			if ev.Type == zk.EventNodeDataChanged {
 				w.rewatchOwn(ctx)
 				continue
 			}
 			if sess.Err() != nil {
-				return false, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
+				return 0, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
 			}
-			return false, ErrNodeDeleted
+			return 0, ErrNodeDeleted
 		case <-sess.Done():
-			return false, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
+			return 0, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return 0, ctx.Err()
 		}
 	}
+}
+
+// watched is a data watch a waiter has set on another contender's node.
+type watched struct {
+	name string
+	ch   <-chan zk.Event
+}
+
+// watch returns a data watch on the node name, reusing the one in *slot if
+// it is on the same node; gone reports that the node does not exist.
+func (w *waiter) watch(ctx context.Context, slot *watched, name string) (<-chan zk.Event, bool, error) {
+	if slot.name == name && slot.ch != nil {
+		return slot.ch, false, nil
+	}
+	_, _, ch, err := w.q.c.GetW(ctx, path.Join(w.q.dir, name))
+	if err == zk.ErrNoNode {
+		*slot = watched{}
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	*slot = watched{name: name, ch: ch}
+	return ch, false, nil
 }
 
 // rewatchOwn re-arms the watch on our own node after a data change.

@@ -8,11 +8,11 @@ type Decision struct {
 	Wait int
 	// RelistOnDelete asks for a fresh listing when that node is deleted.
 	// Otherwise (fast handoff) the waiter drops it from the listing it has
-	// and asks the predicate again, with no round trip: sequence numbers only
-	// grow, so the nodes ahead of a waiter can only disappear, and the old
-	// listing minus the deleted node is a safe superset of them. The one
-	// exception is a write holder of the read/write lock, which may have
-	// downgraded and left a read node at its place when it goes.
+	// and, if the predicate then grants, holds with no round trip: sequence
+	// numbers only grow, so the nodes ahead of a waiter can only disappear,
+	// and the old listing minus the deleted node is a safe superset of them.
+	// The one exception is a write holder of the read/write lock, which may
+	// have downgraded and left a read node at its place when it goes.
 	RelistOnDelete bool
 }
 

@@ -4,12 +4,14 @@
 // a Predicate whether it holds or which single node it must wait for; it then
 // watches only that node, so a release wakes one waiter, never a herd.
 //
-// When the node waited for is deleted, the waiter drops it from the listing
-// it already has and decides again (fast handoff): when that node was the
-// only thing in the way, its deletion is itself the grant, with no second
-// listing. Nodes ahead of a waiter can only disappear, so the old listing is
-// a safe superset; a stale entry in it costs one getData that answers NoNode,
-// never a wrong grant.
+// When the node waited for was the only thing in the way in the waiter's
+// last listing, its deletion is itself the grant (fast handoff): no second
+// listing. To make that the common case, a waiter also watches the node just
+// before the one it waits for: that node's deletion usually means the node
+// waited for has just become the holder, so the waiter lists again then,
+// while the holder works, off the handoff's critical path. Each node is
+// watched by at most two waiters: a release wakes at most two, never a herd,
+// and a handoff costs at most one listing.
 //
 // Every way out of Acquire that does not end in holding deletes the node it
 // created. A holder gets a Held whose Lost channel closes as soon as holding
