@@ -3,8 +3,10 @@ package retry
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strings"
+	"syscall"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -17,6 +19,15 @@ var retryableErrors = []error{
 	zk.ErrNoServer,
 	zk.ErrSessionMoved,
 	zk.ErrClosing,
+	// go-zookeeper hands a request the raw error of a failed socket write
+	// (for example "use of closed network connection" when the connection
+	// dropped just as the request went out): connection loss, like the rest.
+	net.ErrClosed,
+	io.EOF,
+	io.ErrUnexpectedEOF,
+	syscall.ECONNRESET,
+	syscall.EPIPE,
+	syscall.ECONNREFUSED,
 }
 
 // finalErrors are answers from ZooKeeper (or local failures) that another
@@ -51,7 +62,10 @@ var retryableCodeTexts = []string{
 // errors.Join), is a transient ZooKeeper condition worth retrying:
 // zk.ErrConnectionClosed, zk.ErrNoServer, zk.ErrSessionMoved, zk.ErrClosing
 // (the connection was being replaced), the server's connection-loss and
-// operation-timeout codes, and net.Error timeouts.
+// operation-timeout codes, net.Error timeouts, and failed network operations
+// (*net.OpError, net.ErrClosed, io.EOF, connection reset or refused, broken
+// pipe), which go-zookeeper passes through raw when a write to a dropping
+// connection fails.
 //
 // It returns false for nil, for final answers (zk.ErrNoNode,
 // zk.ErrNodeExists, zk.ErrBadVersion, zk.ErrNotEmpty, zk.ErrNoAuth,
@@ -82,6 +96,12 @@ func IsRetryable(err error) bool {
 	// was excluded above, so a timeout found here is a network one.
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	// Any other failed network operation on the way to a server is a lost
+	// connection: the client reconnects, and the next attempt may pass.
+	var op *net.OpError
+	if errors.As(err, &op) {
 		return true
 	}
 	return anyInChain(err, hasRetryableCodeText)

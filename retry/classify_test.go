@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"syscall"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
@@ -72,7 +74,13 @@ func TestIsRetryable(t *testing.T) {
 		{"code -70 is not -7", serverCode(-70), false},
 		{"text only mentions the code", errors.New("unknown error: -4 happened"), false},
 		{"net error, not a timeout", fakeNetErr{timeout: false}, false},
-		{"net.OpError refused", &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}, false},
+		{"net.OpError refused", &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}, true},
+		{"write on a closed connection", &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}, true},
+		{"net.ErrClosed wrapped", fmt.Errorf("send: %w", net.ErrClosed), true},
+		{"EOF", io.EOF, true},
+		{"reset", syscall.ECONNRESET, true},
+		{"broken pipe", fmt.Errorf("write: %w", syscall.EPIPE), true},
+		{"final wins over a network error", errors.Join(zk.ErrNoNode, io.EOF), false},
 		{"unknown error", errors.New("something else"), false},
 
 		{"wrapped ErrNoNode", fmt.Errorf("delete /a: %w", zk.ErrNoNode), false},

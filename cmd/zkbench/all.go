@@ -49,6 +49,10 @@ func allPlan(big bool, session time.Duration) []runConfig {
 	return plan
 }
 
+// serverWarmup is how many unmeasured cycles runAll spends per
+// single-worker run before measuring anything.
+var serverWarmup = 1000
+
 // runAll runs plan against one environment: a settings line starting with
 // '#', then one result line per run, each printed as soon as it is done.
 func runAll(ctx context.Context, e *env, plan []runConfig, stdout io.Writer) error {
@@ -64,9 +68,21 @@ func runAll(ctx context.Context, e *env, plan []runConfig, stdout io.Writer) err
 	if len(plan) > 0 {
 		session = plan[0].session
 	}
-	if _, err := fmt.Fprintf(stdout, "# zkbench -all: %s; session=%v; runs (recipe/workers/iters per worker/warm-up per worker): %s\n",
-		e.describe(), session, strings.Join(settings, " ")); err != nil {
+	if _, err := fmt.Fprintf(stdout, "# zkbench -all: %s; session=%v; server warm-up: %d unmeasured cycles of each 1-worker run; runs (recipe/workers/iters per worker/warm-up per worker): %s\n",
+		e.describe(), session, serverWarmup, strings.Join(settings, " ")); err != nil {
 		return err
+	}
+	// A fresh server's JVM compiles its hot paths during the first thousands
+	// of requests: whichever run came first would be measured on a slower
+	// server. Warm it up with every single-worker run first, unmeasured.
+	for _, c := range plan {
+		if c.workers == 1 && serverWarmup > 0 {
+			w := c
+			w.iters, w.warmup = serverWarmup, 0
+			if _, err := runOne(ctx, e, w); err != nil {
+				return fmt.Errorf("server warm-up with %s: %w", c.recipe, err)
+			}
+		}
 	}
 	for _, c := range plan {
 		res, err := runOne(ctx, e, c)

@@ -166,6 +166,8 @@ func TestRunAllPrintsSettingsAndOneLinePerRun(t *testing.T) {
 		{recipe: recipeNaive, workers: 3, iters: 2, warmup: 0, session: defaultSession},
 		{recipe: recipeMutex, workers: 3, iters: 2, warmup: 1, session: defaultSession, budget: time.Minute},
 	}
+	defer func(n int) { serverWarmup = n }(serverWarmup)
+	serverWarmup = 3
 	var out bytes.Buffer
 	if err := runAll(ctx, e, plan, &out); err != nil {
 		t.Fatal(err)

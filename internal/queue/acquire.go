@@ -70,40 +70,14 @@ type waiter struct {
 	req    Request
 	node   client.ProtectedNode
 	name   string
-	own    ownWatch
 	target watched // the node waited for
 	early  watched // the node before it
 }
 
-// ownWatch is the data watch on the contender's own node: it fires when the
-// node is deleted under us or revoked, and its stat gives the fencing token.
-type ownWatch struct {
-	stat *zk.Stat
-	ch   <-chan zk.Event
-	err  error
-}
-
 func (w *waiter) run(ctx context.Context) (*Held, error) {
-	c, sess := w.q.c, w.node.Session
-	// The first listing and the watch on our own node go out together.
-	ownc := make(chan ownWatch, 1)
-	go func() {
-		_, st, ch, err := c.GetW(ctx, w.node.Path)
-		ownc <- ownWatch{stat: st, ch: ch, err: err}
-	}()
+	c := w.q.c
 	disc := c.Disconnected()
 	kids, err := w.list(ctx)
-	w.own = <-ownc
-	switch {
-	case w.own.err == zk.ErrNoNode:
-		return nil, ErrNodeDeleted
-	case w.own.err != nil:
-		return nil, w.own.err
-	case w.own.stat.EphemeralOwner != sess.ID():
-		// The create landed in a later session than the one we saw: it is
-		// not the session we would watch, so do not pretend to hold by it.
-		return nil, fmt.Errorf("zkrecipes: lock node's session changed during acquire: %w", client.ErrSessionLost)
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -192,33 +166,22 @@ func (w *waiter) wait(ctx context.Context, target, early string) (waitEnd, error
 		}
 		ech = ch
 	}
-	for {
-		select {
-		case ev := <-tch:
-			wakeups.Add(1)
-			w.target = watched{}
-			if ev.Type == zk.EventNodeDeleted {
-				return targetDeleted, nil
-			}
-			return targetChanged, nil
-		case <-ech:
-			wakeups.Add(1)
-			w.early = watched{}
-			return earlyDeleted, nil
-		case ev := <-w.own.ch:
-			if ev.Type == zk.EventNodeDataChanged {
-				w.rewatchOwn(ctx)
-				continue
-			}
-			if sess.Err() != nil {
-				return 0, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
-			}
-			return 0, ErrNodeDeleted
-		case <-sess.Done():
-			return 0, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
-		case <-ctx.Done():
-			return 0, ctx.Err()
+	select {
+	case ev := <-tch:
+		wakeups.Add(1)
+		w.target = watched{}
+		if ev.Type == zk.EventNodeDeleted {
+			return targetDeleted, nil
 		}
+		return targetChanged, nil
+	case <-ech:
+		wakeups.Add(1)
+		w.early = watched{}
+		return earlyDeleted, nil
+	case <-sess.Done():
+		return 0, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
+	case <-ctx.Done():
+		return 0, ctx.Err()
 	}
 }
 
@@ -244,20 +207,6 @@ func (w *waiter) watch(ctx context.Context, slot *watched, name string) (<-chan 
 	}
 	*slot = watched{name: name, ch: ch}
 	return ch, false, nil
-}
-
-// rewatchOwn re-arms the watch on our own node after a data change.
-func (w *waiter) rewatchOwn(ctx context.Context) {
-	_, st, ch, err := w.q.c.GetW(ctx, w.node.Path)
-	if err != nil {
-		// Deleted, or the connection is going: a closed channel makes the
-		// next select look at the session and the node again.
-		closed := make(chan zk.Event, 1)
-		closed <- zk.Event{Type: zk.EventNodeDeleted, Err: err}
-		w.own.ch = closed
-		return
-	}
-	w.own = ownWatch{stat: st, ch: ch}
 }
 
 // removeNode deletes the contender's node on a failed acquire, with its own

@@ -18,10 +18,12 @@ type Held struct {
 	c    *client.Client
 	node client.ProtectedNode
 	name string
-	czx  int64
 
-	lost     chan struct{}
-	lostOnce sync.Once
+	stat  chan struct{} // closed once czx is known (or never will be)
+	czx   int64
+	lost  chan struct{}
+	lostO sync.Once
+
 	released chan struct{}
 	relOnce  sync.Once
 	cancel   context.CancelFunc // ends the monitor's I/O on release
@@ -35,7 +37,7 @@ func (w *waiter) hold(disc <-chan struct{}) *Held {
 		c:        w.q.c,
 		node:     w.node,
 		name:     w.name,
-		czx:      w.own.stat.Czxid,
+		stat:     make(chan struct{}),
 		lost:     make(chan struct{}),
 		released: make(chan struct{}),
 		done:     make(chan struct{}),
@@ -45,7 +47,7 @@ func (w *waiter) hold(disc <-chan struct{}) *Held {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
-	go h.monitor(ctx, disc, w.own.ch, w.req.OnRevoke)
+	go h.monitor(ctx, disc, w.req.OnRevoke)
 	return h
 }
 
@@ -58,7 +60,15 @@ func (h *Held) Name() string { return h.name }
 // Czxid is the zxid that created the held node: the fencing token. It grows
 // strictly across successive holders of a directory, even across the
 // deletion and re-creation of the directory, since zxids never repeat.
-func (h *Held) Czxid() int64 { return h.czx }
+//
+// ZooKeeper's create does not return it; the holder's monitor reads it, with
+// the watch it sets on its own node, right after the grant and off the
+// acquire path. Czxid waits for that one read if it is still under way. It
+// is 0 if the holding was lost or released before it could be read.
+func (h *Held) Czxid() int64 {
+	<-h.stat
+	return h.czx
+}
 
 // Session is the session the held node belongs to.
 func (h *Held) Session() *client.Session { return h.node.Session }
@@ -66,34 +76,80 @@ func (h *Held) Session() *client.Session { return h.node.Session }
 // Lost is closed once holding can no longer be guaranteed.
 func (h *Held) Lost() <-chan struct{} { return h.lost }
 
-func (h *Held) markLost() { h.lostOnce.Do(func() { close(h.lost) }) }
+func (h *Held) markLost() { h.lostO.Do(func() { close(h.lost) }) }
 
-func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, own <-chan zk.Event, onRevoke func()) {
+// monitor watches the held node (deleted, or revoked through its data), the
+// session and, unless disc is nil, the connection, and closes Lost. Reads of
+// the node run beside the loop, so a suspension is noticed at once even while
+// a read is being retried.
+func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, onRevoke func()) {
 	defer close(h.done)
 	defer h.markLost()
+	why := ""
+	defer func() {
+		if why != "" {
+			h.c.Logger().Info("lock holding lost", "node", h.node.Path, "why", why)
+		}
+	}()
+	statOnce := sync.Once{}
+	defer statOnce.Do(func() { close(h.stat) })
 	sess := h.node.Session
+	var own <-chan zk.Event
+	reading := h.read(ctx)
 	for {
 		select {
 		case <-h.released:
 			return
 		case <-sess.Done():
+			why = "session ended"
 			return
 		case <-disc:
+			why = "connection suspended"
 			return
-		case ev := <-own:
-			if ev.Type != zk.EventNodeDataChanged {
-				return // deleted, or the watch ended with its connection
+		case r := <-reading:
+			reading = nil
+			if r.err != nil {
+				why = "watching the node failed: " + r.err.Error()
+				return // deleted under us, or no way to know: lost
 			}
-			data, _, ch, err := h.c.GetW(ctx, h.node.Path)
-			if err != nil {
-				return
+			statOnce.Do(func() {
+				h.czx = r.stat.Czxid
+				close(h.stat)
+			})
+			if r.stat.EphemeralOwner != sess.ID() {
+				why = "the node belongs to another session"
+				return // not the session we watch: do not vouch for it
 			}
-			own = ch
-			if string(data) == RevokeMarker && onRevoke != nil {
+			own = r.ch
+			if string(r.data) == RevokeMarker && onRevoke != nil {
 				go onRevoke()
 			}
+		case ev := <-own:
+			if ev.Type != zk.EventNodeDataChanged {
+				why = "node event " + ev.Type.String()
+				return // deleted, or the watch ended with its connection
+			}
+			own, reading = nil, h.read(ctx)
 		}
 	}
+}
+
+type readResult struct {
+	data []byte
+	stat *zk.Stat
+	ch   <-chan zk.Event
+	err  error
+}
+
+// read reads the held node and leaves a data watch on it, on its own
+// goroutine (which ends with the read: ctx is cancelled on release).
+func (h *Held) read(ctx context.Context) <-chan readResult {
+	out := make(chan readResult, 1)
+	go func() {
+		data, st, ch, err := h.c.GetW(ctx, h.node.Path)
+		out <- readResult{data: data, stat: st, ch: ch, err: err}
+	}()
+	return out
 }
 
 // Release deletes the held node. Lost closes. If the delete cannot be done
@@ -104,8 +160,8 @@ func (h *Held) Release(ctx context.Context) error {
 		close(h.released)
 		h.cancel()
 	})
-	<-h.done
 	err := h.c.DeleteIfExists(ctx, h.node.Path)
+	<-h.done
 	if err == nil {
 		return nil
 	}
