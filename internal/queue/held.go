@@ -4,6 +4,7 @@ import (
 	"context"
 	"path"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -21,6 +22,8 @@ type Held struct {
 
 	stat  chan struct{} // closed once czx is known (or never will be)
 	czx   int64
+	want  chan struct{} // closed by the first Czxid: read the node now
+	wantO sync.Once
 	lost  chan struct{}
 	lostO sync.Once
 
@@ -38,6 +41,7 @@ func (w *waiter) hold(disc <-chan struct{}) *Held {
 		node:     w.node,
 		name:     w.name,
 		stat:     make(chan struct{}),
+		want:     make(chan struct{}),
 		lost:     make(chan struct{}),
 		released: make(chan struct{}),
 		done:     make(chan struct{}),
@@ -61,14 +65,26 @@ func (h *Held) Name() string { return h.name }
 // strictly across successive holders of a directory, even across the
 // deletion and re-creation of the directory, since zxids never repeat.
 //
-// ZooKeeper's create does not return it; the holder's monitor reads it, with
-// the watch it sets on its own node, right after the grant and off the
-// acquire path. Czxid waits for that one read if it is still under way. It
-// is 0 if the holding was lost or released before it could be read.
+// ZooKeeper's create does not return it; the holder's monitor reads it with
+// the watch it sets on its own node (see readDelay), off the acquire path.
+// Czxid asks for that read at once and waits for it: at most one round
+// trip, paid by whoever asks. It is 0 if the holding was lost or released
+// before the node could be read.
 func (h *Held) Czxid() int64 {
+	h.wantO.Do(func() { close(h.want) })
 	<-h.stat
 	return h.czx
 }
+
+// readDelay is how long a new holder's monitor waits before it reads its own
+// node (to learn the fencing token and leave the watch that reports the
+// node's deletion or revocation), unless Czxid asks sooner. A holding
+// released within it never pays for the read: that read would otherwise sit
+// in front of the release's delete and cost a short critical section about
+// a tenth of its cycle. Session loss and suspension are watched from the
+// first instant regardless; a deletion under the holder in the meantime is
+// found by the read itself.
+const readDelay = 2 * time.Millisecond
 
 // Session is the session the held node belongs to.
 func (h *Held) Session() *client.Session { return h.node.Session }
@@ -95,6 +111,20 @@ func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, onRevoke func(
 	defer statOnce.Do(func() { close(h.stat) })
 	sess := h.node.Session
 	var own <-chan zk.Event
+	delay := time.NewTimer(readDelay)
+	defer delay.Stop()
+	select {
+	case <-h.released:
+		return
+	case <-sess.Done():
+		why = "session ended"
+		return
+	case <-disc:
+		why = "connection suspended"
+		return
+	case <-h.want:
+	case <-delay.C:
+	}
 	reading := h.read(ctx)
 	for {
 		select {
