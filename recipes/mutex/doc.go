@@ -4,10 +4,12 @@
 //
 // Each Lock creates one protected EPHEMERAL_SEQUENTIAL node
 // "_c_<uuid>-lock-<seq>" under the lock's path. The first node in sequence
-// order holds the lock; every other contender watches only the node just
-// before its own, so a release wakes exactly one waiter. When that node was
-// the holder, its deletion is itself the grant: the waiter holds without
-// listing the directory again.
+// order holds the lock; every other contender waits for the node just before
+// its own. When that node was the holder, its deletion is itself the grant:
+// the waiter holds without listing the directory again. To make that the
+// common case, a waiter also watches the node before the one it waits for,
+// and lists the directory again when that one goes, while the new holder
+// works. So a release wakes at most two waiters, however many wait: no herd.
 //
 // # Knowing when the lock is gone
 //

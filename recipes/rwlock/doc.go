@@ -9,7 +9,8 @@
 // it; otherwise it watches the LAST writer before it (Curator watches the
 // first, which wakes a reader once per writer ahead; the last wakes it once).
 // Both use the shared queue core's fast handoff: when the node waited for
-// was the only thing in the way, its deletion is the grant.
+// was the only thing in the way, its deletion is the grant; and both also
+// watch the node before the one they wait for, to list again early.
 //
 // # Downgrade and upgrade
 //
