@@ -191,15 +191,11 @@ func (c *Client) WaitSession(ctx context.Context) (*Session, error) {
 	}
 	for {
 		c.mu.Lock()
-		switch {
-		case c.closed:
+		if err := c.usableLocked(); err != nil {
 			c.mu.Unlock()
-			return nil, ErrClosed
-		case !c.started:
-			c.mu.Unlock()
-			return nil, ErrNotStarted
-		case c.sess != nil && !c.sess.ended():
-			s := c.sess
+			return nil, err
+		}
+		if s := c.sess; s != nil && !s.ended() {
 			c.mu.Unlock()
 			return s, nil
 		}
@@ -248,13 +244,9 @@ func (c *Client) Conn(ctx context.Context) (*zk.Conn, error) {
 	}
 	for {
 		c.mu.Lock()
-		switch {
-		case c.closed:
+		if err := c.usableLocked(); err != nil {
 			c.mu.Unlock()
-			return nil, ErrClosed
-		case !c.started:
-			c.mu.Unlock()
-			return nil, ErrNotStarted
+			return nil, err
 		}
 		conn, ready := c.conn, c.connReady
 		c.mu.Unlock()
@@ -270,6 +262,17 @@ func (c *Client) Conn(ctx context.Context) (*zk.Conn, error) {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// usableLocked reports why the client cannot serve a call, if it cannot.
+func (c *Client) usableLocked() error {
+	switch {
+	case c.closed:
+		return ErrClosed
+	case !c.started:
+		return ErrNotStarted
+	}
+	return nil
 }
 
 func (c *Client) nextGenLocked() uint64 {

@@ -21,18 +21,10 @@ import (
 var shared *zkharness.Cluster
 
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	c, err := zkharness.Start(ctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "integration: cannot start ZooKeeper (tests are never skipped):", err)
-		os.Exit(1)
-	}
-	fmt.Fprintln(os.Stderr, "integration: shared cluster:", c)
-	shared = c
-	code := m.Run()
-	_ = c.Close()
-	os.Exit(code)
+	zkharness.RunMain(m, func(c *zkharness.Cluster) {
+		fmt.Fprintln(os.Stderr, "integration: shared cluster:", c)
+		shared = c
+	})
 }
 
 var nsCounter atomic.Int64

@@ -315,29 +315,19 @@ func (c *Cluster) startLocked(ctx context.Context, i int) error {
 // timeouts rather than disconnects. Pausing a paused server does nothing; a
 // stopped server gives ErrNotRunning.
 func (c *Cluster) PauseServer(ctx context.Context, i int) error {
-	ctx = orBackground(ctx)
-	unlock, err := c.lock(i)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	switch c.getState(i) {
-	case statePaused:
-		return nil
-	case stateStopped:
-		return c.wrap("pause", i, ErrNotRunning)
-	}
-	if err := c.drv.pauseServer(ctx, i); err != nil {
-		return c.wrap("pause", i, err)
-	}
-	c.setState(i, statePaused)
-	return nil
+	return c.freeze(ctx, i, "pause", statePaused, c.drv.pauseServer)
 }
 
 // ResumeServer thaws a server frozen by PauseServer (SIGCONT, docker unpause).
 // It does not wait for the server to serve again; use WaitServing for that.
 // Resuming a running server does nothing; a stopped server gives ErrNotRunning.
 func (c *Cluster) ResumeServer(ctx context.Context, i int) error {
+	return c.freeze(ctx, i, "resume", stateRunning, c.drv.resumeServer)
+}
+
+// freeze moves server i between running and paused: to is the state wanted,
+// act the driver's way of getting there.
+func (c *Cluster) freeze(ctx context.Context, i int, op string, to serverState, act func(context.Context, int) error) error {
 	ctx = orBackground(ctx)
 	unlock, err := c.lock(i)
 	if err != nil {
@@ -345,15 +335,15 @@ func (c *Cluster) ResumeServer(ctx context.Context, i int) error {
 	}
 	defer unlock()
 	switch c.getState(i) {
-	case stateRunning:
+	case to:
 		return nil
 	case stateStopped:
-		return c.wrap("resume", i, ErrNotRunning)
+		return c.wrap(op, i, ErrNotRunning)
 	}
-	if err := c.drv.resumeServer(ctx, i); err != nil {
-		return c.wrap("resume", i, err)
+	if err := act(ctx, i); err != nil {
+		return c.wrap(op, i, err)
 	}
-	c.setState(i, stateRunning)
+	c.setState(i, to)
 	return nil
 }
 

@@ -2,6 +2,8 @@ package zkharness
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"testing"
 	"time"
 )
@@ -28,4 +30,27 @@ func ForTest(tb testing.TB, opts ...Option) *Cluster {
 	})
 	tb.Logf("zkharness: %s at %s", c, c.ConnectString())
 	return c
+}
+
+// RunMain is a TestMain body for packages whose tests or examples share one
+// server: it starts a cluster, calls use with it, runs m, closes the cluster
+// and exits with m's code (1 if the cluster cannot start or stop cleanly).
+// Like ForTest it never skips: a package that needs ZooKeeper fails without.
+func RunMain(m *testing.M, use func(*Cluster), opts ...Option) {
+	ctx, cancel := context.WithTimeout(context.Background(), forTestStartTimeout)
+	c, err := Start(ctx, opts...)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "zkharness: cannot start ZooKeeper (tests are never skipped):", err)
+		os.Exit(1)
+	}
+	use(c)
+	code := m.Run()
+	if err := c.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "zkharness: stop ZooKeeper:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
 }

@@ -113,19 +113,8 @@ func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, onRevoke func(
 	var own <-chan zk.Event
 	delay := time.NewTimer(readDelay)
 	defer delay.Stop()
-	select {
-	case <-h.released:
-		return
-	case <-sess.Done():
-		why = "session ended"
-		return
-	case <-disc:
-		why = "connection suspended"
-		return
-	case <-h.want:
-	case <-delay.C:
-	}
-	reading := h.read(ctx)
+	start, want := delay.C, h.want // until the first read starts
+	var reading <-chan readResult
 	for {
 		select {
 		case <-h.released:
@@ -136,6 +125,10 @@ func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, onRevoke func(
 		case <-disc:
 			why = "connection suspended"
 			return
+		case <-start:
+			start, want, reading = nil, nil, h.read(ctx)
+		case <-want:
+			start, want, reading = nil, nil, h.read(ctx)
 		case r := <-reading:
 			reading = nil
 			if r.err != nil {

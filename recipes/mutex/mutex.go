@@ -29,65 +29,38 @@ type Mutex struct {
 }
 
 // Option configures a Mutex.
-type Option func(*options)
-
-type options struct {
-	data        []byte
-	onRevoke    func()
-	sessionOnly bool
-}
+type Option func(*queue.Options)
 
 // WithData sets the lock node's data (default: this host's IP address, as Curator).
 func WithData(data []byte) Option {
-	return func(o *options) { o.data = append([]byte(nil), data...) }
+	return func(o *queue.Options) { o.Data = append([]byte(nil), data...) }
 }
 
 // WithRevocationListener registers f, called on its own goroutine when
 // another process asks the holder to release (see Revoke). f would normally
 // finish its work and Unlock.
 func WithRevocationListener(f func()) Option {
-	return func(o *options) { o.onRevoke = f }
+	return func(o *queue.Options) { o.OnRevoke = f }
 }
 
 // WithLostOnSessionLossOnly makes Lost close only when the session is lost,
 // not already when the connection is suspended. See the package documentation
 // for what that trades away.
 func WithLostOnSessionLossOnly() Option {
-	return func(o *options) { o.sessionOnly = true }
+	return func(o *queue.Options) { o.SessionOnly = true }
 }
 
 // New returns a handle on the lock at path (relative to the client's
 // namespace). It does no I/O.
 func New(c *client.Client, path string, opts ...Option) (*Mutex, error) {
-	if c == nil {
-		return nil, fmt.Errorf("%w: nil client", client.ErrInvalidArgument)
-	}
-	if err := client.ValidatePath(path); err != nil {
+	req, err := queue.Prepare(c, path, opts)
+	if err != nil {
 		return nil, err
 	}
-	if path == "/" {
-		return nil, &client.PathError{Path: path, Reason: "a lock needs a directory of its own, not the root"}
-	}
-	o := options{}
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, fmt.Errorf("%w: nil option", client.ErrInvalidArgument)
-		}
-		opt(&o)
-	}
-	if o.data == nil {
-		o.data = queue.DefaultData()
-	}
+	req.Marker, req.Predicate = LockName, queue.Exclusive
 	return &Mutex{
-		q: queue.New(c, path, LockName),
-		req: queue.Request{
-			Marker:                LockName,
-			Data:                  o.data,
-			Predicate:             queue.Exclusive,
-			Wait:                  true,
-			LostOnSessionLossOnly: o.sessionOnly,
-			OnRevoke:              o.onRevoke,
-		},
+		q:    queue.New(c, path, LockName),
+		req:  req,
 		slot: queue.NewReentrant(queue.NewSemaphore()),
 	}, nil
 }

@@ -43,56 +43,34 @@ type Side struct {
 	slot *queue.Reentrant
 }
 
-// Option configures an RWMutex.
-type Option func(*options)
-
-type options struct {
-	data        []byte
-	onRevoke    func()
-	sessionOnly bool
-}
+// Option configures a RWMutex.
+type Option func(*queue.Options)
 
 // WithData sets the lock nodes' data (default: this host's IP address, as Curator).
 func WithData(data []byte) Option {
-	return func(o *options) { o.data = append([]byte(nil), data...) }
+	return func(o *queue.Options) { o.Data = append([]byte(nil), data...) }
 }
 
 // WithRevocationListener registers f, called on its own goroutine when
 // another process writes Curator's revocation marker into a node this handle
 // holds (see mutex.Revoke, which works on any lock node).
 func WithRevocationListener(f func()) Option {
-	return func(o *options) { o.onRevoke = f }
+	return func(o *queue.Options) { o.OnRevoke = f }
 }
 
 // WithLostOnSessionLossOnly makes Lost close only when the session is lost,
 // not already when the connection is suspended (see package mutex).
 func WithLostOnSessionLossOnly() Option {
-	return func(o *options) { o.sessionOnly = true }
+	return func(o *queue.Options) { o.SessionOnly = true }
 }
 
 // New returns a handle on the read/write lock at path (relative to the
 // client's namespace). It does no I/O.
 func New(c *client.Client, path string, opts ...Option) (*RWMutex, error) {
-	if c == nil {
-		return nil, fmt.Errorf("%w: nil client", client.ErrInvalidArgument)
-	}
-	if err := client.ValidatePath(path); err != nil {
+	base, err := queue.Prepare(c, path, opts)
+	if err != nil {
 		return nil, err
 	}
-	if path == "/" {
-		return nil, &client.PathError{Path: path, Reason: "a lock needs a directory of its own, not the root"}
-	}
-	o := options{}
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, fmt.Errorf("%w: nil option", client.ErrInvalidArgument)
-		}
-		opt(&o)
-	}
-	if o.data == nil {
-		o.data = queue.DefaultData()
-	}
-	base := queue.Request{Data: o.data, Wait: true, LostOnSessionLossOnly: o.sessionOnly, OnRevoke: o.onRevoke}
 	rw := &RWMutex{q: queue.New(c, path, ReadLockName, WriteLockName)}
 	sem := queue.NewSemaphore() // one for both sides: each looks at the other
 	rw.read = &Side{rw: rw, req: base, slot: queue.NewReentrant(sem)}
