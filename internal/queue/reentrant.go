@@ -125,6 +125,10 @@ func (r *Reentrant) enter(ctx context.Context) error {
 
 func (r *Reentrant) leave() { <-r.sem }
 
+// Closed returns a channel that is always closed: the Lost channel of a
+// handle that holds nothing.
+func Closed() <-chan struct{} { return closedChan }
+
 var closedChan = func() chan struct{} {
 	ch := make(chan struct{})
 	close(ch)

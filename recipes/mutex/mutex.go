@@ -102,7 +102,7 @@ func (m *Mutex) IsHeld() bool { return m != nil && m.slot.Current() != nil }
 // be guaranteed. On a handle that does not hold, it is already closed.
 func (m *Mutex) Lost() <-chan struct{} {
 	if m == nil {
-		return queue.NewReentrant(nil).Lost()
+		return queue.Closed()
 	}
 	return m.slot.Lost()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
@@ -169,7 +168,7 @@ func (s *Side) acquire(ctx context.Context, wait bool) error {
 				return nil, ErrLost
 			default:
 			}
-			req.Suffix = sequenceOf(w.Name(), WriteLockName)
+			req.Suffix, _ = queue.SortKey(w.Name(), []string{WriteLockName})
 			req.Predicate = queue.Always
 			req.Session = w.Session()
 		}
@@ -184,7 +183,7 @@ func (s *Side) IsHeld() bool { return s != nil && s.slot.Current() != nil }
 // guaranteed; already closed when it does not hold.
 func (s *Side) Lost() <-chan struct{} {
 	if s == nil {
-		return queue.NewReentrant(nil).Lost()
+		return queue.Closed()
 	}
 	return s.slot.Lost()
 }
@@ -203,12 +202,4 @@ func (s *Side) Node() string {
 		return ""
 	}
 	return s.slot.Node()
-}
-
-// sequenceOf returns what follows the marker's last occurrence in name.
-func sequenceOf(name, marker string) string {
-	if i := strings.LastIndex(name, marker); i >= 0 {
-		return name[i+len(marker):]
-	}
-	return ""
 }
