@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -25,6 +26,7 @@ type Client struct {
 	closedCh  chan struct{}
 	firstSess chan struct{}
 	wg        sync.WaitGroup
+	pending   atomic.Int64 // guaranteed deletes still running
 
 	mu          sync.Mutex
 	started     bool
@@ -36,6 +38,7 @@ type Client struct {
 	sess        *Session
 	sessChanged chan struct{} // closed and replaced whenever sess changes
 	discCh      chan struct{} // closed when the connection is lost; replaced when it is back
+	upCh        chan struct{} // closed while a session's connection is up; replaced when it is lost
 	expiry      *time.Timer
 	subs        map[*subscriber]struct{}
 }
@@ -74,6 +77,7 @@ func New(opts ...Option) (*Client, error) {
 		firstSess:   make(chan struct{}),
 		sessChanged: make(chan struct{}),
 		discCh:      closedChan(),
+		upCh:        make(chan struct{}),
 	}, nil
 }
 
@@ -426,9 +430,15 @@ func (c *Client) publishLocked(s State, sid int64) {
 	switch s {
 	case StateSuspended, StateLost:
 		c.markDisconnectedLocked()
+		if isClosedChan(c.upCh) {
+			c.upCh = make(chan struct{})
+		}
 	case StateConnected, StateReconnected:
 		if isClosedChan(c.discCh) {
 			c.discCh = make(chan struct{})
+		}
+		if !isClosedChan(c.upCh) {
+			close(c.upCh)
 		}
 	}
 	ev := StateChange{State: s, SessionID: sid, Time: time.Now()}
@@ -493,6 +503,14 @@ func (c *Client) Disconnected() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.discCh
+}
+
+// connectedSignal returns a channel that is closed while (or as soon as) the
+// client has a session with a live connection.
+func (c *Client) connectedSignal() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.upCh
 }
 
 func (c *Client) markDisconnectedLocked() {

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -95,25 +96,19 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 
 // removeProtected deletes a node whose create may have succeeded unseen when
 // the caller gave up (ctx ended, or the policy did), so that no orphan is
-// left in a live session. It has its own bounded deadline: the caller's
-// context is already over.
+// left in a live session: once now, and then as a guaranteed delete (see
+// DeleteGuaranteed), since the caller's context is already over.
 func (c *Client) removeProtected(parent, tag string) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.sessionTimeout)
-	defer cancel()
-	err := c.run(ctx, func(conn *zk.Conn) error {
+	c.keepDeleting("protected node "+parent+"/"+tag+"*", nil, func(conn *zk.Conn) error {
 		found, err := c.findProtected(conn, parent, tag)
 		if err != nil || found == nil {
 			return err
 		}
-		if err := conn.Delete(found.path, -1); err != nil && err != zk.ErrNoNode {
+		if err := conn.Delete(found.path, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
 			return err
 		}
 		return nil
 	})
-	if err != nil {
-		c.log.Warn("could not remove a node whose create outcome was unknown; it goes with its session",
-			"parent", parent, "tag", tag, "err", err)
-	}
 }
 
 type foundNode struct {

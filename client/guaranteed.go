@@ -1,0 +1,135 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// ErrDeletePending is wrapped by the error of a guaranteed delete that could
+// not finish in time: the node is still being deleted in the background.
+var ErrDeletePending = errors.New("zkrecipes/client: delete continues in the background")
+
+// DeleteGuaranteed deletes the node at path, as Curator's guaranteed delete
+// does. It first tries within ctx (under the retry policy). If that fails for
+// a reason that may pass (no connection, ctx ended), the client keeps the
+// delete and retries it in the background, at once on every reconnect and
+// periodically while connected, until the node is gone, the session sess
+// ends (the server then removes sess's ephemeral nodes itself; one last try
+// is made on the next session, which covers a create that go-zookeeper
+// replayed into it) or the client closes. A nil sess means: until the node
+// is gone or the client closes. The error returned then wraps
+// ErrDeletePending and the cause. An absent node is success.
+//
+// PendingDeletes counts the deletes still running in the background.
+func (c *Client) DeleteGuaranteed(ctx context.Context, path string, sess *Session) error {
+	full, err := c.abs(path)
+	if err != nil {
+		return err
+	}
+	err = c.DeleteIfExists(ctx, path)
+	if err == nil || !mayPass(err) {
+		return err
+	}
+	c.keepDeleting("node "+full, sess, func(conn *zk.Conn) error {
+		if err := conn.Delete(full, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return err
+		}
+		return nil
+	})
+	return fmt.Errorf("%w: %s: %w", ErrDeletePending, path, err)
+}
+
+// PendingDeletes is the number of guaranteed deletes still being retried in
+// the background (see DeleteGuaranteed).
+func (c *Client) PendingDeletes() int {
+	if c == nil {
+		return 0
+	}
+	return int(c.pending.Load())
+}
+
+// mayPass reports whether a failed delete may succeed later: anything but
+// an answer from the server that will not change.
+func mayPass(err error) bool {
+	for _, final := range []error{zk.ErrNoAuth, zk.ErrNotEmpty, zk.ErrBadVersion, zk.ErrBadArguments, ErrInvalidPath, ErrInvalidArgument, ErrClosed} {
+		if errors.Is(err, final) {
+			return false
+		}
+	}
+	return true
+}
+
+// keepDeleting runs op in the background until it succeeds, fails for good,
+// sess ends (after one last try on the next session) or the client closes.
+func (c *Client) keepDeleting(what string, sess *Session, op func(conn *zk.Conn) error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.wg.Add(1)
+	c.pending.Add(1)
+	c.mu.Unlock()
+	c.log.Warn("delete pending: retried in the background on every reconnect while its session lives", "what", what)
+	go func() {
+		defer c.wg.Done()
+		defer c.pending.Add(-1)
+		c.deleteLoop(what, sess, op)
+	}()
+}
+
+func (c *Client) deleteLoop(what string, sess *Session, op func(conn *zk.Conn) error) {
+	var sessDone <-chan struct{}
+	if sess != nil {
+		sessDone = sess.Done()
+	}
+	every := max(c.cfg.sessionTimeout/3, 100*time.Millisecond)
+	lastChance := false
+	for attempt := 1; ; attempt++ {
+		select {
+		case <-c.connectedSignal():
+		case <-c.closedCh:
+			c.log.Warn("client closed before a pending delete finished; it goes with its session", "what", what)
+			return
+		}
+		if sess != nil && sess.ended() {
+			if lastChance {
+				return
+			}
+			lastChance = true
+		}
+		err := c.tryOnce(op)
+		if err == nil {
+			c.log.Info("pending delete done", "what", what, "attempts", attempt)
+			return
+		}
+		if !mayPass(err) || lastChance {
+			c.log.Warn("pending delete given up", "what", what, "err", err)
+			return
+		}
+		t := time.NewTimer(every)
+		select {
+		case <-t.C:
+		case <-sessDone:
+			sessDone = nil
+		case <-c.closedCh:
+		}
+		t.Stop()
+	}
+}
+
+// tryOnce runs op once on the current connection, bounded by the session
+// timeout.
+func (c *Client) tryOnce(op func(conn *zk.Conn) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.sessionTimeout)
+	defer cancel()
+	conn, err := c.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	return op(conn)
+}
