@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 )
 
 // Helpers shared by the client_*_test.go files; their names start with
@@ -19,8 +20,8 @@ import (
 // clLink returns a fault-injecting link that is closed at cleanup. Call it
 // before connect, so that the client (closed by an earlier-registered
 // cleanup running later) is closed first.
-func clLink(t testing.TB) *zkharness.Link {
-	l := zkharness.NewLink()
+func clLink(t testing.TB) *faultlink.Link {
+	l := faultlink.New()
 	t.Cleanup(l.Close)
 	return l
 }

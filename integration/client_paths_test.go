@@ -10,17 +10,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 )
 
 // clDataOps are the opcodes of every request a path operation may send.
 var clDataOps = []int32{
-	zkharness.OpCreate, zkharness.OpCreate2, zkharness.OpCreateContainer, zkharness.OpCreateTTL,
-	zkharness.OpDelete, zkharness.OpExists, zkharness.OpGetData, zkharness.OpSetData,
-	zkharness.OpGetChildren, zkharness.OpGetChildren2, zkharness.OpMulti, zkharness.OpCheck,
+	faultlink.OpCreate, faultlink.OpCreate2, faultlink.OpCreateContainer, faultlink.OpCreateTTL,
+	faultlink.OpDelete, faultlink.OpExists, faultlink.OpGetData, faultlink.OpSetData,
+	faultlink.OpGetChildren, faultlink.OpGetChildren2, faultlink.OpMulti, faultlink.OpCheck,
 }
 
-func clDataRequests(l *zkharness.Link) int64 {
+func clDataRequests(l *faultlink.Link) int64 {
 	var n int64
 	for _, op := range clDataOps {
 		n += l.Requests(op)

@@ -12,13 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
 // clCreates counts the create requests a link carried.
-func clCreates(l *zkharness.Link) int64 {
-	return l.Requests(zkharness.OpCreate) + l.Requests(zkharness.OpCreate2)
+func clCreates(l *faultlink.Link) int64 {
+	return l.Requests(faultlink.OpCreate) + l.Requests(faultlink.OpCreate2)
 }
 
 // clRequireSoleChild requires that the absolute dir has exactly one child,
@@ -50,7 +50,7 @@ func TestClientProtectedCreateLostReply(t *testing.T) {
 	sess := c.Session()
 
 	before := clCreates(link)
-	fired := link.DropReplyTo(zkharness.OpCreate, zkharness.OpCreate2)
+	fired := link.DropReplyTo(faultlink.OpCreate, faultlink.OpCreate2)
 	node, err := c.CreateProtected(ctx, "/p/lock-", []byte("data"), zk.FlagEphemeralSequential)
 	require.NoError(t, err)
 	select {
@@ -93,7 +93,7 @@ func TestClientProtectedCreateAcrossLostSession(t *testing.T) {
 	events, cancel := c.Subscribe()
 	defer cancel()
 
-	fired := link.DropReplyTo(zkharness.OpCreate, zkharness.OpCreate2)
+	fired := link.DropReplyTo(faultlink.OpCreate, faultlink.OpCreate2)
 	type result struct {
 		node client.ProtectedNode
 		err  error

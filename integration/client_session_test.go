@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 )
 
 // TestClientShortCutKeepsSession: a connection cut for less than the session
@@ -72,7 +72,7 @@ func TestClientShortCutKeepsSession(t *testing.T) {
 // a new session while the server has removed the old ephemeral node.
 func TestClientLongCutLosesSession(t *testing.T) {
 	noLeaks(t)
-	clLostSession(t, (*zkharness.Link).Cut)
+	clLostSession(t, (*faultlink.Link).Cut)
 }
 
 // TestClientBlackholeLosesSession is the same with a silent partition: no
@@ -80,10 +80,10 @@ func TestClientLongCutLosesSession(t *testing.T) {
 // own timeouts.
 func TestClientBlackholeLosesSession(t *testing.T) {
 	noLeaks(t)
-	clLostSession(t, (*zkharness.Link).Blackhole)
+	clLostSession(t, (*faultlink.Link).Blackhole)
 }
 
-func clLostSession(t *testing.T, fault func(*zkharness.Link)) {
+func clLostSession(t *testing.T, fault func(*faultlink.Link)) {
 	ns := namespace(t)
 	link := clLink(t)
 	const timeout = 1500 * time.Millisecond

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 )
 
 // shared is the single server most tests use, each under its own namespace.
@@ -44,7 +45,7 @@ func noLeaks(t *testing.T) {
 
 type clientOpts struct {
 	cluster *zkharness.Cluster
-	link    *zkharness.Link
+	link    *faultlink.Link
 	ns      string
 	timeout time.Duration
 	extra   []client.Option

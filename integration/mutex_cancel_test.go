@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 )
 
 // TestMutexContextEndsWhileWaiting has a waiter's context end (deadline, then
@@ -79,10 +79,10 @@ func TestMutexCancelDuringCreate(t *testing.T) {
 	_, before, err := obs.Children(ctx, mxLockPath)
 	require.NoError(t, err)
 
-	link := zkharness.NewLink()
+	link := faultlink.New()
 	c := connect(t, clientOpts{ns: ns, link: link})
 	m := mxNew(t, c, mxLockPath)
-	fired := link.DropReplyTo(zkharness.OpCreate, zkharness.OpCreate2)
+	fired := link.DropReplyTo(faultlink.OpCreate, faultlink.OpCreate2)
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {

@@ -7,14 +7,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
 // mxListings counts the directory listings a client sent through its link.
-func mxListings(l *zkharness.Link) int64 {
-	return l.Requests(zkharness.OpGetChildren2) + l.Requests(zkharness.OpGetChildren)
+func mxListings(l *faultlink.Link) int64 {
+	return l.Requests(faultlink.OpGetChildren2) + l.Requests(faultlink.OpGetChildren)
 }
 
 // mxLinkSettle is how long a link's counters are given to catch up: a link
@@ -37,11 +37,11 @@ func TestMutexFastHandoff(t *testing.T) {
 	ns := namespace(t)
 	ctx := ctxT(t, 60*time.Second)
 	type proc struct {
-		link *zkharness.Link
+		link *faultlink.Link
 		m    *mutex.Mutex
 	}
 	newProc := func() proc {
-		l := zkharness.NewLink()
+		l := faultlink.New()
 		return proc{link: l, m: mxNew(t, connect(t, clientOpts{ns: ns, link: l}), mxLockPath)}
 	}
 	h, w1, w2 := newProc(), newProc(), newProc()
@@ -59,12 +59,12 @@ func TestMutexFastHandoff(t *testing.T) {
 		want int64
 	}{"W1": {w1, 1}, "W2": {w2, 2}} {
 		mxEventually(t, 10*time.Second, name+" sets its watches", func() bool {
-			return w.p.link.Requests(zkharness.OpGetData) >= w.want
+			return w.p.link.Requests(faultlink.OpGetData) >= w.want
 		})
 	}
 	time.Sleep(mxLinkSettle)
-	require.Equal(t, int64(1), w1.link.Requests(zkharness.OpGetData), "W1 watches H, nothing else")
-	require.Equal(t, int64(2), w2.link.Requests(zkharness.OpGetData), "W2 watches W1 and H, nothing else")
+	require.Equal(t, int64(1), w1.link.Requests(faultlink.OpGetData), "W1 watches H, nothing else")
+	require.Equal(t, int64(2), w2.link.Requests(faultlink.OpGetData), "W2 watches W1 and H, nothing else")
 	l1, l2 := mxListings(w1.link), mxListings(w2.link)
 	require.Equal(t, int64(1), l1)
 	require.Equal(t, int64(1), l2)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -44,7 +44,7 @@ func TestMutexHolderSessionExpires(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
 	ctx := ctxT(t, 60*time.Second)
-	link := zkharness.NewLink()
+	link := faultlink.New()
 	hc := connect(t, clientOpts{ns: ns, link: link, timeout: mxShortSession})
 	holder := mxNew(t, hc, mxLockPath)
 	waiter := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
@@ -82,7 +82,7 @@ func TestMutexHolderSessionExpiresLostOnSessionLossOnly(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
 	ctx := ctxT(t, 60*time.Second)
-	link := zkharness.NewLink()
+	link := faultlink.New()
 	hc := connect(t, clientOpts{ns: ns, link: link, timeout: mxShortSession})
 	holder := mxNew(t, hc, mxLockPath, mutex.WithLostOnSessionLossOnly())
 	waiter := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
@@ -120,7 +120,7 @@ func TestMutexWaiterSessionExpires(t *testing.T) {
 	ctx := ctxT(t, 60*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
 	holder := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
-	link := zkharness.NewLink()
+	link := faultlink.New()
 	doomed := mxNew(t, connect(t, clientOpts{ns: ns, link: link, timeout: mxShortSession}), mxLockPath)
 	behind := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
 

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
@@ -23,7 +23,7 @@ func TestRWLockWriterSessionExpires(t *testing.T) {
 	ctx := ctxT(t, 60*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
 
-	link := zkharness.NewLink()
+	link := faultlink.New()
 	t.Cleanup(link.Close)
 	w, wc := rwHandle(t, clientOpts{ns: ns, link: link, timeout: 1500 * time.Millisecond})
 	require.NoError(t, w.Lock(ctx))
@@ -88,7 +88,7 @@ func TestRWLockWaiterSessionExpires(t *testing.T) {
 
 	w, _ := rwHandle(t, clientOpts{ns: ns})
 	require.NoError(t, w.Lock(ctx))
-	link := zkharness.NewLink()
+	link := faultlink.New()
 	t.Cleanup(link.Close)
 	r, _ := rwHandle(t, clientOpts{ns: ns, link: link, timeout: 1500 * time.Millisecond})
 	rGot := rwAsync(ctx, r.RLock)
@@ -122,7 +122,7 @@ func TestRWLockLostOnSuspension(t *testing.T) {
 	ctx := ctxT(t, 60*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
 
-	link := zkharness.NewLink()
+	link := faultlink.New()
 	t.Cleanup(link.Close)
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: 8 * time.Second})
 	sid := c.Session().ID()
@@ -189,7 +189,7 @@ func TestRWLockNoDowngradeOnLostWrite(t *testing.T) {
 	ctx := ctxT(t, 60*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
 
-	link := zkharness.NewLink()
+	link := faultlink.New()
 	t.Cleanup(link.Close)
 	a, ac := rwHandle(t, clientOpts{ns: ns, link: link, timeout: 1500 * time.Millisecond})
 	b, _ := rwHandle(t, clientOpts{ns: ns})

@@ -8,13 +8,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
 // rwListings is how many directory listings went out through link.
-func rwListings(link *zkharness.Link) int64 {
-	return link.Requests(zkharness.OpGetChildren) + link.Requests(zkharness.OpGetChildren2)
+func rwListings(link *faultlink.Link) int64 {
+	return link.Requests(faultlink.OpGetChildren) + link.Requests(faultlink.OpGetChildren2)
 }
 
 // TestRWLockReaderWakesOnce queues a reader R behind three writers. R waits
@@ -48,14 +48,14 @@ func TestRWLockReaderWakesOnce(t *testing.T) {
 	}
 	writers[0].mustAcquire(t)
 
-	link := zkharness.NewLink()
+	link := faultlink.New()
 	r, _ := rwHandle(t, clientOpts{ns: ns, link: link})
-	listBase, getBase := rwListings(link), link.Requests(zkharness.OpGetData)
+	listBase, getBase := rwListings(link), link.Requests(faultlink.OpGetData)
 	got := rwAsync(ctx, r.RLock)
 	// R is waiting once it has listed and set its two data watches: on the
 	// writer it waits for and on the node before that.
 	require.Eventually(t, func() bool {
-		return link.Requests(zkharness.OpGetData)-getBase == 2
+		return link.Requests(faultlink.OpGetData)-getBase == 2
 	}, 10*time.Second, 5*time.Millisecond, "R never started waiting")
 	require.Equal(t, int64(1), rwListings(link)-listBase, "R's first listing")
 
@@ -79,11 +79,11 @@ func TestRWLockReaderWakesOnce(t *testing.T) {
 	require.Equal(t, int64(1), queue.Wakeups()-wakeBase, "R's wakeups")
 	require.Equal(t, int64(2), rwListings(link)-listBase,
 		"W3's release grants R with no listing: its early listing showed W3 first")
-	require.Eventually(t, func() bool { return link.Requests(zkharness.OpGetData)-getBase == 3 },
+	require.Eventually(t, func() bool { return link.Requests(faultlink.OpGetData)-getBase == 3 },
 		5*time.Second, 5*time.Millisecond, "R set three watches in all: W3 and W2 while waiting, its own node once holding")
 	time.Sleep(100 * time.Millisecond)
-	require.Equal(t, int64(3), link.Requests(zkharness.OpGetData)-getBase, "R read no other node")
-	require.Zero(t, link.Requests(zkharness.OpExists), "Curator's waiters use getData, not exists")
+	require.Equal(t, int64(3), link.Requests(faultlink.OpGetData)-getBase, "R read no other node")
+	require.Zero(t, link.Requests(faultlink.OpExists), "Curator's waiters use getData, not exists")
 	require.NoError(t, r.RUnlock(ctx))
 }
 
@@ -98,12 +98,12 @@ func TestRWLockReaderFastHandoff(t *testing.T) {
 	w, _ := rwHandle(t, clientOpts{ns: ns})
 	require.NoError(t, w.Lock(ctx))
 
-	link := zkharness.NewLink()
+	link := faultlink.New()
 	r, _ := rwHandle(t, clientOpts{ns: ns, link: link})
-	listBase, getBase := rwListings(link), link.Requests(zkharness.OpGetData)
+	listBase, getBase := rwListings(link), link.Requests(faultlink.OpGetData)
 	got := rwAsync(ctx, r.RLock)
 	require.Eventually(t, func() bool {
-		return link.Requests(zkharness.OpGetData)-getBase == 1
+		return link.Requests(faultlink.OpGetData)-getBase == 1
 	}, 10*time.Second, 5*time.Millisecond, "R never started waiting")
 	rwWaitChildren(t, ctx, obs, 2)
 	rwStillWaiting(t, got, "R behind W")

@@ -48,7 +48,8 @@
 // ensemble: until it rejoined). PauseServer freezes a server (docker pause,
 // SIGSTOP): connections stay open but nothing is answered, so clients see
 // timeouts rather than disconnects, until ResumeServer. WaitServing, Mode and
-// Leader ask servers with the four-letter word "srvr".
+// Leader ask servers with the four-letter word "srvr". Faults on one client's
+// own network path (cut, blackhole, a lost reply) are package faultlink's.
 //
 // The servers use a 200ms tickTime by default, so sessions from 400ms to the
 // maximum session timeout (60s) are accepted, and reap empty container znodes

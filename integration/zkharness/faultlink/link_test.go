@@ -1,4 +1,4 @@
-package zkharness
+package faultlink
 
 import (
 	"bytes"
@@ -287,7 +287,7 @@ func linkTestExpectBlocked(t *testing.T, res <-chan error) {
 
 func TestLinkFramingAndCounting(t *testing.T) {
 	s := linkTestSetup(t)
-	l := NewLink()
+	l := New()
 	defer l.Close()
 
 	c, err := l.Dial("tcp", s.addr(), linkTestWait)
@@ -375,7 +375,7 @@ func TestLinkFramingAndCounting(t *testing.T) {
 
 func TestLinkParserMalformedStreamPassesThrough(t *testing.T) {
 	s := linkTestSetup(t)
-	l := NewLink()
+	l := New()
 	defer l.Close()
 	c := linkTestHandshake(t, l, s)
 
@@ -399,7 +399,7 @@ func TestLinkParserMalformedStreamPassesThrough(t *testing.T) {
 
 func TestLinkCut(t *testing.T) {
 	s := linkTestSetup(t)
-	l := NewLink()
+	l := New()
 	defer l.Close()
 	c := linkTestHandshake(t, l, s)
 
@@ -414,8 +414,8 @@ func TestLinkCut(t *testing.T) {
 	}
 
 	start := time.Now()
-	if _, err := l.Dial("tcp", s.addr(), time.Hour); !errors.Is(err, ErrLinkCut) {
-		t.Fatalf("dial while cut: %v, want ErrLinkCut", err)
+	if _, err := l.Dial("tcp", s.addr(), time.Hour); !errors.Is(err, ErrCut) {
+		t.Fatalf("dial while cut: %v, want ErrCut", err)
 	}
 	if elapsed := time.Since(start); elapsed > linkTestWait {
 		t.Fatalf("dial while cut took %v; it should fail at once", elapsed)
@@ -437,7 +437,7 @@ func TestLinkCut(t *testing.T) {
 
 func TestLinkBlackhole(t *testing.T) {
 	s := linkTestSetup(t)
-	l := NewLink()
+	l := New()
 	defer l.Close()
 	c := linkTestHandshake(t, l, s)
 
@@ -460,8 +460,8 @@ func TestLinkBlackhole(t *testing.T) {
 	// A dial with a timeout hangs, then times out.
 	_, err := l.Dial("tcp", s.addr(), 50*time.Millisecond)
 	var ne net.Error
-	if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, ErrLinkBlackholed) || !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("dial while blackholed: %v, want a timeout wrapping ErrLinkBlackholed", err)
+	if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, ErrBlackholed) || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("dial while blackholed: %v, want a timeout wrapping ErrBlackholed", err)
 	}
 
 	// A dial with a long timeout waits for Restore and then succeeds.
@@ -508,7 +508,7 @@ func TestLinkBlackhole(t *testing.T) {
 
 func TestLinkBlackholeHidesServerHangup(t *testing.T) {
 	s := linkTestSetup(t)
-	l := NewLink()
+	l := New()
 	defer l.Close()
 	c := linkTestHandshake(t, l, s)
 
@@ -556,7 +556,7 @@ func TestLinkBlackholeHidesServerHangup(t *testing.T) {
 
 func TestLinkDropReplyTo(t *testing.T) {
 	s := linkTestSetup(t)
-	l := NewLink()
+	l := New()
 	defer l.Close()
 	c := linkTestHandshake(t, l, s)
 
@@ -614,7 +614,7 @@ func TestLinkDropReplyTo(t *testing.T) {
 
 func TestLinkDropReplyToMidWrite(t *testing.T) {
 	s := linkTestSetup(t)
-	l := NewLink()
+	l := New()
 	defer l.Close()
 	c := linkTestHandshake(t, l, s)
 
@@ -659,7 +659,7 @@ func TestLinkDropReplyToMidWrite(t *testing.T) {
 
 func TestLinkDropReplyToOrder(t *testing.T) {
 	s := linkTestSetup(t)
-	l := NewLink()
+	l := New()
 	defer l.Close()
 
 	setData := l.DropReplyTo(OpSetData)
@@ -711,7 +711,7 @@ func TestLinkDropReplyToOrder(t *testing.T) {
 
 func TestLinkClose(t *testing.T) {
 	s := linkTestSetup(t)
-	l := NewLink()
+	l := New()
 	c := linkTestHandshake(t, l, s)
 
 	// A dial hanging in a blackhole is released by Close.
@@ -735,8 +735,8 @@ func TestLinkClose(t *testing.T) {
 	l.Close() // idempotent
 	select {
 	case err := <-pending:
-		if !errors.Is(err, ErrLinkClosed) {
-			t.Fatalf("dial released by Close: %v, want ErrLinkClosed", err)
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("dial released by Close: %v, want ErrClosed", err)
 		}
 	case <-time.After(linkTestWait):
 		t.Fatal("dial still blocked after Close")
@@ -749,8 +749,8 @@ func TestLinkClose(t *testing.T) {
 	l.Restore()
 	l.Blackhole()
 	l.Cut()
-	if _, err := l.Dial("tcp", s.addr(), linkTestWait); !errors.Is(err, ErrLinkClosed) {
-		t.Fatalf("dial after Close: %v, want ErrLinkClosed", err)
+	if _, err := l.Dial("tcp", s.addr(), linkTestWait); !errors.Is(err, ErrClosed) {
+		t.Fatalf("dial after Close: %v, want ErrClosed", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package zkharness
+package faultlink
 
 import (
 	"bytes"
@@ -186,7 +186,7 @@ func TestLinkWithRealZooKeeper(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) })
 	addr := linkZKStart(t)
 
-	link := NewLink()
+	link := New()
 	defer link.Close()
 	events := make(chan zk.Event, 256)
 	logs := &linkZKLog{}
@@ -252,8 +252,8 @@ func TestLinkWithRealZooKeeper(t *testing.T) {
 	// Restore it resumes the same session.
 	link.Cut()
 	linkZKWaitState(t, events, zk.StateDisconnected, 10*time.Second)
-	if _, err := link.Dial("tcp", addr, time.Second); !errors.Is(err, ErrLinkCut) {
-		t.Fatalf("dial while cut: %v, want ErrLinkCut", err)
+	if _, err := link.Dial("tcp", addr, time.Second); !errors.Is(err, ErrCut) {
+		t.Fatalf("dial while cut: %v, want ErrCut", err)
 	}
 	dials = link.Dials()
 	link.Restore()
