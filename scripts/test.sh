@@ -4,8 +4,9 @@
 #   1. Debian's zookeeper + Java (the local-process backend) and Curator's jars;
 #   2. a Docker engine (docker.io, dockerd) and a ZooKeeper image built locally
 #      from Debian's packages, for the testcontainers-go backend;
-#   3. go vet, then every test with -race on the docker backend, then a smoke
-#      subset again on the local-process backend.
+#   3. go vet and the library import check (scripts/check-imports.sh), then
+#      every test with -race on the docker backend, then a smoke subset again
+#      on the local-process backend.
 # If no Docker engine can be had, it says so loudly and runs everything on the
 # local backend instead. A skipped test fails the run: nothing may be skipped.
 set -uo pipefail
@@ -29,6 +30,9 @@ fi
 
 echo "test: go vet ./..."
 go vet ./... || exit 1
+
+echo "test: scripts/check-imports.sh"
+bash scripts/check-imports.sh || exit 1
 
 status=0
 echo "test: go test -race ./... with ZK_BACKEND=$backend (log: $log)"
