@@ -30,7 +30,7 @@ const mxLinkSettle = 100 * time.Millisecond
 // only node ahead of it), and W2, woken by the same deletion, lists once,
 // while W1 holds: that early listing shows W1 first. So when W1 releases,
 // W2 too holds without a listing. Every handoff costs zero listings, and a
-// release wakes at most two waiters (queue.Wakeups is process-wide, so this
+// release wakes at most two waiters (queue.BenchWakeups is process-wide, so this
 // test must not run in parallel with others).
 func TestMutexFastHandoff(t *testing.T) {
 	noLeaks(t)
@@ -68,14 +68,14 @@ func TestMutexFastHandoff(t *testing.T) {
 	l1, l2 := mxListings(w1.link), mxListings(w2.link)
 	require.Equal(t, int64(1), l1)
 	require.Equal(t, int64(1), l2)
-	wake := queue.Wakeups()
+	wake := queue.BenchWakeups()
 
 	require.NoError(t, h.m.Unlock(ctx))
 	require.NoError(t, mxAwait(t, r1, 10*time.Second, "W1").err)
 	mxEventually(t, 10*time.Second, "W2 lists early", func() bool { return mxListings(w2.link) == l2+1 })
 	time.Sleep(mxLinkSettle)
 	require.Equal(t, l1, mxListings(w1.link), "W1 listed the directory again after H released")
-	require.Equal(t, wake+2, queue.Wakeups(), "H's release wakes W1 (its grant) and W2 (its early listing), no one else")
+	require.Equal(t, wake+2, queue.BenchWakeups(), "H's release wakes W1 (its grant) and W2 (its early listing), no one else")
 	require.Equal(t, l2+1, mxListings(w2.link), "W2 lists exactly once when H goes")
 	mxPending(t, r2, "W2 (while W1 holds)")
 
@@ -83,6 +83,6 @@ func TestMutexFastHandoff(t *testing.T) {
 	require.NoError(t, mxAwait(t, r2, 10*time.Second, "W2").err)
 	time.Sleep(mxLinkSettle)
 	assert.Equal(t, l2+1, mxListings(w2.link), "W2 listed the directory again after W1 released")
-	require.Equal(t, wake+3, queue.Wakeups(), "W1's release wakes only W2")
+	require.Equal(t, wake+3, queue.BenchWakeups(), "W1's release wakes only W2")
 	require.NoError(t, w2.m.Unlock(ctx))
 }

@@ -24,7 +24,7 @@ func rwListings(link *faultlink.Link) int64 {
 // no further listing. (Curator's reader, watching the first writer ahead,
 // would wake once per writer.)
 //
-// The test reads queue.Wakeups, which counts for the whole process, so it
+// The test reads queue.BenchWakeups, which counts for the whole process, so it
 // must not run in parallel with others.
 func TestRWLockReaderWakesOnce(t *testing.T) {
 	noLeaks(t)
@@ -60,7 +60,7 @@ func TestRWLockReaderWakesOnce(t *testing.T) {
 	require.Equal(t, int64(1), rwListings(link)-listBase, "R's first listing")
 
 	// W1 hands over to W2: R is not woken.
-	wakeBase := queue.Wakeups()
+	wakeBase := queue.BenchWakeups()
 	writers[0].mustRelease(t)
 	writers[1].mustAcquire(t)
 	time.Sleep(100 * time.Millisecond)
@@ -73,10 +73,10 @@ func TestRWLockReaderWakesOnce(t *testing.T) {
 	rwStillWaiting(t, got, "R behind W3")
 
 	// W3 goes: only R waits now, so every wakeup from here on is R's.
-	wakeBase = queue.Wakeups()
+	wakeBase = queue.BenchWakeups()
 	writers[2].mustRelease(t)
 	require.NoError(t, rwDone(t, got, "R"))
-	require.Equal(t, int64(1), queue.Wakeups()-wakeBase, "R's wakeups")
+	require.Equal(t, int64(1), queue.BenchWakeups()-wakeBase, "R's wakeups")
 	require.Equal(t, int64(2), rwListings(link)-listBase,
 		"W3's release grants R with no listing: its early listing showed W3 first")
 	require.Eventually(t, func() bool { return link.Requests(faultlink.OpGetData)-getBase == 3 },
@@ -108,10 +108,10 @@ func TestRWLockReaderFastHandoff(t *testing.T) {
 	rwWaitChildren(t, ctx, obs, 2)
 	rwStillWaiting(t, got, "R behind W")
 
-	wakeBase := queue.Wakeups()
+	wakeBase := queue.BenchWakeups()
 	require.NoError(t, w.Unlock(ctx))
 	require.NoError(t, rwDone(t, got, "R"))
-	require.Equal(t, int64(1), queue.Wakeups()-wakeBase, "R's wakeups")
+	require.Equal(t, int64(1), queue.BenchWakeups()-wakeBase, "R's wakeups")
 	require.Equal(t, int64(1), rwListings(link)-listBase, "R listed only once: the writer's deletion was the grant")
 	require.NoError(t, r.RUnlock(ctx))
 }

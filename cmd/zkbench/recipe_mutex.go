@@ -25,6 +25,6 @@ func mutexRecipe(e *env, dir string, session time.Duration) *recipe {
 			}
 			return worker{locker: m, close: func() { _ = c.Close() }}, nil
 		},
-		events: queue.Wakeups,
+		events: queue.BenchWakeups,
 	}
 }

@@ -28,6 +28,6 @@ func rwlockRecipe(_ context.Context, e *env, dir string, cfg runConfig) (*recipe
 			}
 			return worker{locker: rw.ReadLock(), shared: true, close: closer}, nil
 		},
-		events: queue.Wakeups,
+		events: queue.BenchWakeups,
 	}, nil
 }

@@ -257,7 +257,11 @@ func (sh *shop) buyUnderLock(ctx context.Context, id int, c *client.Client, m *m
 	if err != nil {
 		return false, fmt.Errorf("buyer %d: stock node holds %q: %w", id, data, err)
 	}
-	head := fmt.Sprintf("buyer %d holds the lock (token 0x%x): ", id, m.Token())
+	token, err := m.Token(work)
+	if err != nil {
+		return false, fmt.Errorf("buyer %d: fencing token: %w", id, err)
+	}
+	head := fmt.Sprintf("buyer %d holds the lock (token 0x%x): ", id, token)
 	if n <= 0 {
 		sh.out.printf("%sstock %d, sold out\n", head, n)
 		return false, nil

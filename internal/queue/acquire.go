@@ -2,13 +2,16 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
 // Request describes one acquisition.
@@ -23,7 +26,7 @@ type Request struct {
 	Data []byte
 	// Predicate decides holding.
 	Predicate Predicate
-	// Wait is false for a try-lock: return ErrWouldBlock rather than wait.
+	// Wait is false for a try-lock: return a *LockedError rather than wait.
 	Wait bool
 	// LostOnSessionLossOnly makes Held.Lost close only when the session is
 	// lost, not already when the connection is suspended.
@@ -32,16 +35,56 @@ type Request struct {
 	// RevokeMarker into the held node.
 	OnRevoke func()
 	// Session, when set, is the session the node must be created in; an
-	// acquire whose node lands in any other session fails with ErrLost. The
-	// read/write lock's downgrade sets it to its write holding's session:
-	// a downgrade is only safe while that holding lives.
+	// acquire whose node lands in any other session fails with ErrLost, and
+	// is never retried. The read/write lock's downgrade sets it to its write
+	// holding's session: a downgrade is only safe while that holding lives.
 	Session *client.Session
+	// Token, when set, is the holding's fencing token instead of its node's
+	// czxid: a downgraded read holding continues its write holding, so it
+	// keeps that holding's token and place.
+	Token int64
 }
 
 // Acquire creates the contender's node and waits until the predicate says it
-// holds, ctx ends, or the node or its session is lost. On every error return,
-// the node it created has been deleted.
+// holds, ctx ends, the client closes, or the retry policy gives up. A waiter
+// whose session is lost or whose node is deleted queues again with a new
+// node: nothing was held, so there is nothing for the caller to learn. On
+// every error return, the nodes it created are deleted (or being deleted:
+// see client.DeleteGuaranteed).
 func (q *Queue) Acquire(ctx context.Context, req Request) (*Held, error) {
+	var b backoff.BackOff
+	for attempt := 1; ; attempt++ {
+		h, err := q.attempt(ctx, req)
+		if err == nil || !requeues(err) || req.Session != nil || !req.Wait {
+			return h, err
+		}
+		if b == nil {
+			b = q.c.RetryPolicy().NewBackOff()
+		}
+		sleep := b.NextBackOff()
+		if sleep == backoff.Stop {
+			return nil, fmt.Errorf("zkrecipes: lost its place in the queue %d times: %w", attempt, err)
+		}
+		q.c.Logger().Info("lock waiter lost its place; queueing again", "dir", q.dir, "err", err, "sleep", sleep)
+		t := time.NewTimer(sleep)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
+		}
+	}
+}
+
+// requeues reports whether a failed attempt leaves a waiter free to queue
+// again: it lost its place (session or node), not its reason to wait.
+func requeues(err error) bool {
+	return errors.Is(err, client.ErrSessionLost) || errors.Is(err, ErrNodeDeleted) ||
+		errors.Is(err, errForeignNode) || retry.IsSessionExpired(err)
+}
+
+// attempt is one place in the queue: create, wait, hold or clean up.
+func (q *Queue) attempt(ctx context.Context, req Request) (*Held, error) {
 	flags := int32(zk.FlagEphemeralSequential)
 	name := req.Marker
 	if req.Suffix != "" {
@@ -54,35 +97,44 @@ func (q *Queue) Acquire(ctx context.Context, req Request) (*Held, error) {
 	}
 	w := &waiter{q: q, req: req, node: node, name: path.Base(node.Path)}
 	if req.Session != nil && node.Session != req.Session {
-		w.removeNode()
+		w.abandon()
 		return nil, ErrLost
 	}
 	h, err := w.run(ctx)
 	if err != nil {
-		w.removeNode()
+		w.abandon()
 		return nil, err
 	}
 	return h, nil
 }
 
 type waiter struct {
-	q      *Queue
-	req    Request
-	node   client.ProtectedNode
-	name   string
+	q    *Queue
+	req  Request
+	node client.ProtectedNode
+	name string
+
+	token int64           // the node's czxid
+	own   <-chan zk.Event // data watch on the contender's own node
+	data  []byte          // its data when last read
+
 	target watched // the node waited for
 	early  watched // the node before it
 }
 
 func (w *waiter) run(ctx context.Context) (*Held, error) {
 	c := w.q.c
+	sess := w.node.Session
 	disc := c.Disconnected()
-	kids, err := w.list(ctx)
+	kids, err := w.listAndReadOwn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	nodes := Sorted(kids, w.q.markers)
 	for {
+		if isClosed(sess.Done()) {
+			return nil, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
+		}
 		mine := IndexOf(nodes, w.name)
 		if mine < 0 {
 			return nil, ErrNodeDeleted
@@ -96,7 +148,7 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 			}
 		} else {
 			if !w.req.Wait {
-				return nil, ErrWouldBlock
+				return nil, w.lockedError(ctx, nodes)
 			}
 			early := ""
 			if d.Wait > 0 {
@@ -106,11 +158,15 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 			if err != nil {
 				return nil, err
 			}
+			if what == ownChanged {
+				if err := w.readOwn(ctx); err != nil {
+					return nil, err
+				}
+			}
 			if what == targetDeleted && !d.RelistOnDelete {
-				// Fast handoff: nodes ahead of us only ever disappear, so
-				// the last listing minus the deleted node is a safe
-				// superset of what is ahead now. If it grants, hold
-				// without a round trip; if not, a listing settles it.
+				// Fast handoff (see the package doc): the last listing
+				// minus the deleted node is a safe superset of what is
+				// ahead now. If it grants, hold without a round trip.
 				pruned := append(nodes[:d.Wait:d.Wait], nodes[d.Wait+1:]...)
 				if w.req.Predicate(pruned, IndexOf(pruned, w.name)).Holds {
 					nodes = pruned
@@ -127,9 +183,53 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 }
 
 func (w *waiter) list(ctx context.Context) ([]string, error) {
-	listings.Add(1)
 	kids, _, err := w.q.c.Children(ctx, w.q.dir)
 	return kids, err
+}
+
+// listAndReadOwn lists the directory and reads the contender's own node in
+// one round trip (a session's requests are answered in order, so the two are
+// in flight together). The read is what makes a grant safe and its token
+// known at once: the node's czxid, and its ephemeralOwner, which must be the
+// session the node was created for.
+func (w *waiter) listAndReadOwn(ctx context.Context) ([]string, error) {
+	own := make(chan error, 1)
+	go func() { own <- w.readOwn(ctx) }()
+	kids, err := w.list(ctx)
+	if ownErr := <-own; ownErr != nil {
+		return nil, ownErr
+	}
+	return kids, err
+}
+
+// readOwn reads the contender's own node and leaves a data watch on it.
+func (w *waiter) readOwn(ctx context.Context) error {
+	data, st, ch, err := w.q.c.GetW(ctx, w.node.Path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return ErrNodeDeleted
+	}
+	if err != nil {
+		return err
+	}
+	if st.EphemeralOwner != w.node.Session.ID() {
+		return errForeignNode
+	}
+	w.token, w.own, w.data = st.Czxid, ch, data
+	if w.req.Token != 0 {
+		w.token = w.req.Token
+	}
+	return nil
+}
+
+// lockedError names the holder for a TryLock that would wait: the first
+// node of the queue, with its data when it can be read.
+func (w *waiter) lockedError(ctx context.Context, nodes []Node) error {
+	p := path.Join(w.q.dir, nodes[0].Name)
+	data, _, err := w.q.c.Get(ctx, p)
+	if err != nil {
+		data = nil
+	}
+	return &LockedError{Node: p, Data: data}
 }
 
 // What ended a wait.
@@ -139,16 +239,13 @@ const (
 	targetDeleted waitEnd = iota // the node waited for is gone
 	targetChanged                // its data changed, or its watch ended
 	earlyDeleted                 // the node before it is gone: it may hold now
+	ownChanged                   // the contender's own node's data changed
 )
 
-// wait blocks until the node waited for (target) is deleted or changes, or
-// until the node just before it (early, "" for none) is deleted. The second
-// watch is what makes handoffs free of round trips: early's deletion usually
-// means target has just become the holder, so the waiter lists again while
-// target works, and target's own deletion then finds it with a listing in
-// which target was first. Each node is watched by at most two waiters, so a
-// release wakes at most two: no herd. Watches already set on the same nodes
-// are reused across calls.
+// wait blocks until the node waited for (target) is deleted or changes,
+// until the node just before it (early, "" for none) is deleted, or until
+// the contender's own node changes (deleted: ErrNodeDeleted). Watches already
+// set on the same nodes are reused across calls.
 func (w *waiter) wait(ctx context.Context, target, early string) (waitEnd, error) {
 	sess := w.node.Session
 	tch, gone, err := w.watch(ctx, &w.target, target)
@@ -178,6 +275,12 @@ func (w *waiter) wait(ctx context.Context, target, early string) (waitEnd, error
 		wakeups.Add(1)
 		w.early = watched{}
 		return earlyDeleted, nil
+	case ev := <-w.own:
+		w.own = nil
+		if ev.Type == zk.EventNodeDataChanged {
+			return ownChanged, nil
+		}
+		return 0, ErrNodeDeleted
 	case <-sess.Done():
 		return 0, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
 	case <-ctx.Done():
@@ -198,7 +301,7 @@ func (w *waiter) watch(ctx context.Context, slot *watched, name string) (<-chan 
 		return slot.ch, false, nil
 	}
 	_, _, ch, err := w.q.c.GetW(ctx, path.Join(w.q.dir, name))
-	if err == zk.ErrNoNode {
+	if errors.Is(err, zk.ErrNoNode) {
 		*slot = watched{}
 		return nil, true, nil
 	}
@@ -209,21 +312,22 @@ func (w *waiter) watch(ctx context.Context, slot *watched, name string) (<-chan 
 	return ch, false, nil
 }
 
-// removeNode deletes the contender's node on a failed acquire, with its own
-// deadline since the caller's context may be what ended the acquire.
-func (w *waiter) removeNode() {
-	deleteNode(w.q.c, w.node)
-}
+// abandonWithin bounds how long a failed acquire waits for its own node's
+// delete before leaving it to the client's guaranteed delete.
+const abandonWithin = 2 * time.Second
 
-// deleteNode deletes node, bounded in time. Even when the node's session has
-// ended it tries: a session given up locally may still live on the server
-// for a while, and the node must not outlive its purpose there.
-func deleteNode(c *client.Client, node client.ProtectedNode) {
-	ctx, cancel := context.WithTimeout(context.Background(), max(c.SessionTimeout(), 2*time.Second))
+// abandon deletes the contender's node on a failed acquire: at once when the
+// connection allows (so a TryLock that fails leaves no node when it
+// returns), else in the background for as long as the node's session lives.
+func (w *waiter) abandon() {
+	c := w.q.c
+	ctx, cancel := context.WithTimeout(context.Background(), abandonWithin)
 	defer cancel()
-	if err := c.DeleteIfExists(ctx, node.Path); err != nil {
-		c.Logger().Warn("could not delete a lock node; it goes with its session",
-			"path", node.Path, "err", err)
+	if isClosed(c.Disconnected()) {
+		cancel() // no connection: straight to the background
+	}
+	if err := c.DeleteGuaranteed(ctx, w.node.Path, w.node.Session); err != nil && !errors.Is(err, client.ErrDeletePending) {
+		c.Logger().Warn("could not delete a lock node; it goes with its session", "path", w.node.Path, "err", err)
 	}
 }
 
@@ -235,3 +339,13 @@ func isClosed(ch <-chan struct{}) bool {
 		return false
 	}
 }
+
+// Closed returns a channel that is always closed: the Lost channel of a
+// handle that holds nothing.
+func Closed() <-chan struct{} { return closedChan }
+
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()

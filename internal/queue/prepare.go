@@ -6,40 +6,71 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
-// Options are the settings every lock recipe accepts through its own
-// functional options (WithData, WithRevocationListener,
-// WithLostOnSessionLossOnly).
+// Options are the settings of a lock handle. Users set the first three
+// through their recipe's functional options (WithData,
+// WithRevocationListener, WithLostOnSessionLossOnly); the rest are set by
+// recipes only (the option type's argument lives in this internal package).
 type Options struct {
 	// Data is the lock nodes' data; nil means DefaultData.
 	Data []byte
 	// OnRevoke is the revocation listener.
 	OnRevoke func()
-	// SessionOnly makes Lost close only when the session is lost.
-	SessionOnly bool
+	// LostOnSessionLossOnly makes Lost close only when the session is lost.
+	LostOnSessionLossOnly bool
+
+	// Marker is the handle's node marker (default "lock-").
+	Marker string
+	// Markers are all the markers that order the queue (default {Marker}).
+	Markers []string
+	// Predicate decides holding (default Exclusive).
+	Predicate Predicate
+	// Shared makes goroutines that share the handle share its holding
+	// (the read side of a read/write lock); otherwise they exclude each other.
+	Shared bool
+	// Local is the local gate shared with another handle (the other side of
+	// a read/write lock); nil means a gate of the handle's own.
+	Local *Local
+	// Made, if set, is called with the handle once it is made (the
+	// read/write lock pairs its two sides with it).
+	Made func(*Handle)
 }
 
-// Prepare checks what every lock constructor must check (a client, a valid
-// path that is not the root), applies opts, and returns the request every
-// acquisition of that lock starts from. It does no I/O.
-func Prepare[O ~func(*Options)](c *client.Client, path string, opts []O) (Request, error) {
+// DefaultMarker is the mutex's node marker, as Curator names it.
+const DefaultMarker = "lock-"
+
+// prepare checks what every lock constructor must check (a client, a valid
+// path that is not the root) and applies opts. It does no I/O.
+func prepare[O ~func(*Options)](c *client.Client, path string, opts []O) (Options, error) {
 	if c == nil {
-		return Request{}, fmt.Errorf("%w: nil client", client.ErrInvalidArgument)
+		return Options{}, fmt.Errorf("%w: nil client", client.ErrInvalidArgument)
 	}
 	if err := client.ValidatePath(path); err != nil {
-		return Request{}, err
+		return Options{}, err
 	}
 	if path == "/" {
-		return Request{}, &client.PathError{Path: path, Reason: "a lock needs a directory of its own, not the root"}
+		return Options{}, &client.PathError{Path: path, Reason: "a lock needs a directory of its own, not the root"}
 	}
 	var o Options
 	for _, opt := range opts {
 		if opt == nil {
-			return Request{}, fmt.Errorf("%w: nil option", client.ErrInvalidArgument)
+			return Options{}, fmt.Errorf("%w: nil option", client.ErrInvalidArgument)
 		}
 		opt(&o)
 	}
 	if o.Data == nil {
 		o.Data = DefaultData()
 	}
-	return Request{Data: o.Data, Wait: true, LostOnSessionLossOnly: o.SessionOnly, OnRevoke: o.OnRevoke}, nil
+	if o.Marker == "" {
+		o.Marker = DefaultMarker
+	}
+	if len(o.Markers) == 0 {
+		o.Markers = []string{o.Marker}
+	}
+	if o.Predicate == nil {
+		o.Predicate = Exclusive
+	}
+	if o.Local == nil {
+		o.Local = NewLocal()
+	}
+	return o, nil
 }

@@ -1,45 +1,62 @@
-// Package mutex is a distributed, reentrant mutual-exclusion lock on
-// ZooKeeper: the Go counterpart of Apache Curator's InterProcessMutex, and
-// wire compatible with it, so Go and Java processes can share one lock path.
+// Package mutex is a distributed mutual-exclusion lock on ZooKeeper: the Go
+// counterpart of Apache Curator's InterProcessMutex, and wire compatible
+// with it, so Go and Java processes can share one lock path.
 //
 // Each Lock creates one protected EPHEMERAL_SEQUENTIAL node
 // "_c_<uuid>-lock-<seq>" under the lock's path. The first node in sequence
 // order holds the lock; every other contender waits for the node just before
-// its own. When that node was the holder, its deletion is itself the grant:
-// the waiter holds without listing the directory again. To make that the
-// common case, a waiter also watches the node before the one it waits for,
-// and lists the directory again when that one goes, while the new holder
-// works. So a release wakes at most two waiters, however many wait: no herd.
+// its own, so a release wakes one waiter (two at most), never a herd, and a
+// handoff usually takes no round trip at all (the queue core's package doc,
+// internal/queue, explains how).
+//
+// # Handles are shared like sync.Mutex
+//
+// A *Mutex is one handle. Goroutines that share it exclude each other, as
+// with sync.Mutex: while one holds, another's Lock waits in the process (no
+// second node is made) and TryLock fails with a *LockedError whose Local
+// field is true; Unlock may come from any goroutine. Two handles always
+// contend, even on one client.
+//
+// Reentrancy is explicit. Curator ties a holding to a Java thread; Go has no
+// thread identity, so the holding travels in a context instead:
+//
+//	ctx, cancel := m.Context(ctx) // carries the holding; cancelled when it is lost
+//	defer cancel()
+//	m.Lock(ctx)                   // reenters at once (one more Unlock needed)
+//
+// A goroutine that received no such context waits like any other.
 //
 // # Knowing when the lock is gone
 //
 // A lock held over a network can be lost without the holder doing anything:
 // its session can expire. Lost returns a channel that closes as soon as
-// ownership can no longer be guaranteed. By default that is the moment the
-// connection is Suspended, which is safe: go-zookeeper notices a silent
-// connection within two thirds of the session timeout, and the server
-// expires a session only after the whole timeout, so the server cannot have
-// given the lock to anyone else yet when Lost closes. With
-// WithLostOnSessionLossOnly, Lost closes only when the session is Lost
-// (expired, or given up by the client after a whole timeout without a
-// connection): fewer false alarms, but another process may already hold the
-// lock when it closes. Lost also closes if the node is deleted under the
-// holder, on Unlock, and when the client closes.
+// ownership can no longer be guaranteed: by default when the connection is
+// Suspended. The client suspends at the latest two thirds of the negotiated
+// session timeout after the send time of the last request the server
+// answered, and the server cannot expire the session before a whole timeout
+// after it received that request, so Lost closes at least a third of the
+// timeout before anyone else can be granted the lock (package client states
+// the assumptions: bounded clock drift, no process pause longer than that
+// margin). With WithLostOnSessionLossOnly, Lost closes only when the session
+// is Lost: fewer false alarms, but another process may already hold the lock
+// by then. Lost also closes if the node is deleted under the holder, on
+// Unlock, and when the client closes. Context gives a context cancelled at
+// the same moment, for work that takes one.
 //
-// A holder should also hand Token, the lock node's creation zxid, to the
-// resource it protects: tokens grow strictly across successive holders of a
-// path, so the resource can refuse a write from a holder that was paused
-// past the loss of its lock.
+// # Fencing
 //
-// # Handles
+// Token(ctx) is the lock node's creation zxid, read before the grant: tokens
+// grow strictly across successive holders of a path, so the resource a
+// holder writes to can refuse a holder that was paused past the loss of its
+// lock. For writes kept in ZooKeeper itself, OwnerCheck gives an op for
+// client.Multi that commits the transaction only while the lock is held.
 //
-// A *Mutex is one handle. It is reentrant: Lock on a handle that holds adds
-// one to a count, and the node is deleted when Unlock brings the count back
-// to zero. Two handles always contend, even in one process on one client. A
-// handle is safe for concurrent use, but its ownership is shared by every
-// goroutine using it (Go has no thread identity to tie it to): give each
-// goroutine that must exclude the others its own handle.
+// # Failures
 //
-// Every way out of Lock that does not end in holding (a cancelled context, a
-// lost session, an error, a closed client) deletes the node it created.
+// A waiter whose session is lost (or whose node is deleted) queues again
+// with a new node, under the client's retry policy: nothing was held, so the
+// caller need not know. A holder never re-acquires silently. Every node a
+// Lock made and no longer needs (a cancelled context, an error, Unlock) is
+// deleted with a guaranteed delete: if the connection is down, the client
+// deletes it on every reconnect for as long as the node's session lives.
 package mutex

@@ -52,8 +52,8 @@ func ExampleMutex() {
 		return
 	}
 	fmt.Println("held:", m.IsHeld())
-	token := m.Token() // hand this to the resource with every write
-	fmt.Println("has a fencing token:", token > 0)
+	token, err := m.Token(ctx) // hand this to the resource with every write
+	fmt.Println("has a fencing token:", err == nil && token > 0)
 
 	// ... the work only one process may do at a time ...
 

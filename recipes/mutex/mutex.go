@@ -2,33 +2,24 @@ package mutex
 
 import (
 	"context"
-	"fmt"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
 // LockName is the marker of the mutex's nodes, as in Curator.
-const LockName = "lock-"
+const LockName = queue.DefaultMarker
 
-var (
-	// ErrLocked is returned by TryLock when another contender holds the lock.
-	ErrLocked = queue.ErrWouldBlock
-	// ErrNotHeld is returned by Unlock on a handle that does not hold the lock.
-	ErrNotHeld = queue.ErrNotHeld
-	// ErrLost is returned by a reentrant Lock on a handle whose holding was
-	// lost: Unlock it (as often as it was locked) before locking again.
-	ErrLost = queue.ErrLost
-)
-
-// Mutex is one handle on a distributed lock. See the package documentation.
+// Mutex is one handle on a distributed lock: see the package documentation.
+// The two sides of a rwlock.RWMutex are Mutex handles too. A zero Mutex
+// returns an error wrapping ErrInvalidArgument from every method.
 type Mutex struct {
-	q    *queue.Queue
-	req  queue.Request
-	slot *queue.Reentrant
+	h *queue.Handle
 }
 
-// Option configures a Mutex.
+// Option configures a lock handle (of this package or of package rwlock).
 type Option func(*queue.Options)
 
 // WithData sets the lock node's data (default: this host's IP address, as Curator).
@@ -44,93 +35,77 @@ func WithRevocationListener(f func()) Option {
 }
 
 // WithLostOnSessionLossOnly makes Lost close only when the session is lost,
-// not already when the connection is suspended. See the package documentation
-// for what that trades away.
+// not already when the connection is suspended. See the package
+// documentation for what that trades away.
 func WithLostOnSessionLossOnly() Option {
-	return func(o *queue.Options) { o.SessionOnly = true }
+	return func(o *queue.Options) { o.LostOnSessionLossOnly = true }
 }
 
 // New returns a handle on the lock at path (relative to the client's
 // namespace). It does no I/O.
 func New(c *client.Client, path string, opts ...Option) (*Mutex, error) {
-	req, err := queue.Prepare(c, path, opts)
+	h, err := queue.NewHandle(c, path, opts)
 	if err != nil {
 		return nil, err
 	}
-	req.Marker, req.Predicate = LockName, queue.Exclusive
-	return &Mutex{
-		q:    queue.New(c, path, LockName),
-		req:  req,
-		slot: queue.NewReentrant(queue.NewSemaphore()),
-	}, nil
+	return &Mutex{h: h}, nil
 }
 
-// Lock waits until this handle holds the lock, or ctx ends. On a handle that
-// already holds, it only counts one more level of reentrancy.
-func (m *Mutex) Lock(ctx context.Context) error { return m.acquire(ctx, true) }
+// Lock waits until this handle holds the lock, or ctx ends. While another
+// goroutine holds the handle, it waits for that goroutine's Unlock first. If
+// ctx comes from this handle's Context, it reenters at once (ErrLost if that
+// holding was lost).
+func (m *Mutex) Lock(ctx context.Context) error { return m.h.Lock(ctx) }
 
-// TryLock takes the lock if it is free, else returns ErrLocked at once
-// (after one create and one listing; the node it made is deleted).
-func (m *Mutex) TryLock(ctx context.Context) error { return m.acquire(ctx, false) }
+// TryLock takes the lock if it is free, else fails at once with a
+// *LockedError (errors.Is(err, ErrLocked)) naming the holder. It leaves no
+// node behind.
+func (m *Mutex) TryLock(ctx context.Context) error { return m.h.TryLock(ctx) }
 
-func (m *Mutex) acquire(ctx context.Context, wait bool) error {
-	if m == nil {
-		return fmt.Errorf("%w: nil mutex", client.ErrInvalidArgument)
-	}
-	req := m.req
-	req.Wait = wait
-	return m.slot.Acquire(ctx, func(ctx context.Context) (*queue.Held, error) {
-		return m.q.Acquire(ctx, req)
-	})
-}
-
-// Unlock undoes one Lock. When the count reaches zero the lock node is
-// deleted; if that cannot finish within ctx it is retried in the background
-// for as long as the node's session lives, and the error is returned.
-func (m *Mutex) Unlock(ctx context.Context) error {
-	if m == nil {
-		return fmt.Errorf("%w: nil mutex", client.ErrInvalidArgument)
-	}
-	return m.slot.Release(ctx)
-}
+// Unlock undoes one Lock, from any goroutine (ErrNotHeld when the handle
+// does not hold). The last one deletes the lock node; if that cannot finish
+// within ctx, the handle is released all the same, the client keeps
+// deleting the node in the background while its session lives, and the
+// error wraps client.ErrDeletePending.
+func (m *Mutex) Unlock(ctx context.Context) error { return m.h.Unlock(ctx) }
 
 // IsHeld reports whether this handle holds the lock (even if it was lost
 // and not yet unlocked; see Lost).
-func (m *Mutex) IsHeld() bool { return m != nil && m.slot.Current() != nil }
+func (m *Mutex) IsHeld() bool { return m.h.IsHeld() }
 
 // Lost returns a channel closed when this handle's ownership can no longer
 // be guaranteed. On a handle that does not hold, it is already closed.
-func (m *Mutex) Lost() <-chan struct{} {
-	if m == nil {
-		return queue.Closed()
-	}
-	return m.slot.Lost()
-}
+func (m *Mutex) Lost() <-chan struct{} { return m.h.Lost() }
 
 // Token returns the fencing token of the current holding: the lock node's
-// creation zxid, strictly greater than any earlier holder's. 0 when not held.
-func (m *Mutex) Token() int64 {
-	if m == nil {
-		return 0
-	}
-	return m.slot.Token()
+// creation zxid, strictly greater than any earlier holder's. It fails with
+// ErrNotHeld when the handle does not hold and ErrLost once the holding may
+// be gone; it is never 0 with a nil error.
+func (m *Mutex) Token(ctx context.Context) (int64, error) { return m.h.Token(ctx) }
+
+// Context returns a context that is cancelled when the current holding is
+// lost (context.Cause: ErrLost) or released (ErrNotHeld), and that carries
+// the holding: Lock with it, or with a context derived from it, reenters.
+// On a handle that does not hold, the context is cancelled already. Call
+// cancel when done with it.
+func (m *Mutex) Context(ctx context.Context) (context.Context, context.CancelFunc) {
+	return m.h.Context(ctx)
 }
+
+// OwnerCheck returns an op for client.Multi that lets the transaction commit
+// only while this holding's node exists, like etcd's Mutex.IsOwner:
+//
+//	check, err := m.OwnerCheck()
+//	_, err = c.Multi(ctx, check, &zk.SetDataRequest{Path: "/state", Data: b, Version: -1})
+//
+// ErrNotHeld when the handle does not hold.
+func (m *Mutex) OwnerCheck() (*zk.CheckVersionRequest, error) { return m.h.OwnerCheck() }
 
 // Node returns the path of the held lock node, or "" when not held.
-func (m *Mutex) Node() string {
-	if m == nil {
-		return ""
-	}
-	return m.slot.Node()
-}
+func (m *Mutex) Node() string { return m.h.Node() }
 
 // Path returns the lock's path.
-func (m *Mutex) Path() string {
-	if m == nil {
-		return ""
-	}
-	return m.q.Dir()
-}
+func (m *Mutex) Path() string { return m.h.Path() }
 
 // Participant is one contender for a lock, as listed by Participants.
 type Participant = queue.Participant
@@ -138,10 +113,7 @@ type Participant = queue.Participant
 // Participants lists the contenders for the lock in queue order, the holder
 // first.
 func (m *Mutex) Participants(ctx context.Context) ([]Participant, error) {
-	if m == nil {
-		return nil, fmt.Errorf("%w: nil mutex", client.ErrInvalidArgument)
-	}
-	return m.q.Participants(ctx)
+	return m.h.Participants(ctx)
 }
 
 // Revoke asks the holder of the lock node at nodePath (see Participants) to
@@ -149,7 +121,7 @@ func (m *Mutex) Participants(ctx context.Context) ([]Participant, error) {
 // into the node, which calls the holder's revocation listener.
 func Revoke(ctx context.Context, c *client.Client, nodePath string) error {
 	if c == nil {
-		return fmt.Errorf("%w: nil client", client.ErrInvalidArgument)
+		return ErrInvalidArgument
 	}
 	return queue.Revoke(ctx, c, nodePath)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
@@ -278,7 +279,7 @@ func ExampleRWMutex_Participants() {
 // Each side of a handle is a locker on its own, with its own reentrancy
 // count, Lost channel and fencing token, like Curator's readLock() and
 // writeLock().
-func ExampleSide() {
+func ExampleRWMutex_ReadLock() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
@@ -295,21 +296,17 @@ func ExampleSide() {
 	}
 
 	// Code that needs any lock can take either side.
-	type locker interface {
-		Lock(context.Context) error
-		Unlock(context.Context) error
-	}
-	var l locker = rw.ReadLock()
+	var l mutex.Locker = rw.ReadLock()
 	if err := l.Lock(ctx); err != nil {
 		fmt.Println(err)
 		return
 	}
-	if err := l.Lock(ctx); err != nil { // reentrant
+	if err := l.Lock(ctx); err != nil { // readers of one handle share its read node
 		fmt.Println(err)
 		return
 	}
 	read := rw.ReadLock()
-	fmt.Println("read held:", read.IsHeld(), "token set:", read.Token() > 0)
+	fmt.Println("read held:", read.IsHeld(), "token set:", tokenSet(ctx, read))
 	select {
 	case <-read.Lost():
 		fmt.Println("lost")
@@ -330,4 +327,9 @@ func ExampleSide() {
 	// after one unlock: true
 	// after two: false
 	// a third is refused: true
+}
+
+func tokenSet(ctx context.Context, l mutex.Locker) bool {
+	t, err := l.Token(ctx)
+	return err == nil && t > 0
 }

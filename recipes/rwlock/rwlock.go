@@ -2,11 +2,10 @@ package rwlock
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
 // The node markers, as in Curator (both eight characters).
@@ -15,191 +14,115 @@ const (
 	WriteLockName = "__WRIT__"
 )
 
-var (
-	// ErrLocked is returned by TryLock and TryRLock when they would have to wait.
-	ErrLocked = queue.ErrWouldBlock
-	// ErrNotHeld is returned by Unlock or RUnlock on a side this handle does not hold.
-	ErrNotHeld = queue.ErrNotHeld
-	// ErrLost is returned by a reentrant acquire on a side whose holding was lost.
-	ErrLost = queue.ErrLost
-	// ErrUpgrade is returned by Lock and TryLock on a handle that holds the
-	// read lock but not the write lock: that upgrade would wait forever.
-	ErrUpgrade = errors.New("zkrecipes/rwlock: cannot take the write lock while holding the read lock")
-)
-
-// RWMutex is one handle on a distributed read/write lock.
+// RWMutex is one handle on a distributed read/write lock: two lock handles,
+// a read side and a write side, on one path and one local gate. A zero
+// RWMutex returns an error wrapping ErrInvalidArgument from every method.
 type RWMutex struct {
-	q     *queue.Queue
-	read  *Side
-	write *Side
+	read, write *mutex.Mutex
+	wh          *queue.Handle
 }
 
-// Side is one side (read or write) of a handle, usable on its own as a
-// locker, like Curator's readLock() and writeLock().
-type Side struct {
-	rw   *RWMutex
-	req  queue.Request
-	slot *queue.Reentrant
-}
-
-// Option configures a RWMutex.
-type Option func(*queue.Options)
+// Option configures a RWMutex: the options of package mutex.
+type Option = mutex.Option
 
 // WithData sets the lock nodes' data (default: this host's IP address, as Curator).
-func WithData(data []byte) Option {
-	return func(o *queue.Options) { o.Data = append([]byte(nil), data...) }
-}
+func WithData(data []byte) Option { return mutex.WithData(data) }
 
 // WithRevocationListener registers f, called on its own goroutine when
 // another process writes Curator's revocation marker into a node this handle
 // holds (see mutex.Revoke, which works on any lock node).
-func WithRevocationListener(f func()) Option {
-	return func(o *queue.Options) { o.OnRevoke = f }
-}
+func WithRevocationListener(f func()) Option { return mutex.WithRevocationListener(f) }
 
 // WithLostOnSessionLossOnly makes Lost close only when the session is lost,
 // not already when the connection is suspended (see package mutex).
-func WithLostOnSessionLossOnly() Option {
-	return func(o *queue.Options) { o.SessionOnly = true }
-}
+func WithLostOnSessionLossOnly() Option { return mutex.WithLostOnSessionLossOnly() }
 
 // New returns a handle on the read/write lock at path (relative to the
 // client's namespace). It does no I/O.
 func New(c *client.Client, path string, opts ...Option) (*RWMutex, error) {
-	base, err := queue.Prepare(c, path, opts)
+	local := queue.NewLocal()
+	markers := []string{ReadLockName, WriteLockName}
+	var rh, wh *queue.Handle
+	side := func(marker string, pred queue.Predicate, shared bool, made **queue.Handle) []Option {
+		return append(append([]Option(nil), opts...), func(o *queue.Options) {
+			o.Marker, o.Markers, o.Predicate = marker, markers, pred
+			o.Shared, o.Local = shared, local
+			o.Made = func(h *queue.Handle) { *made = h }
+		})
+	}
+	read, err := mutex.New(c, path, side(ReadLockName, queue.Reader(WriteLockName), true, &rh)...)
 	if err != nil {
 		return nil, err
 	}
-	rw := &RWMutex{q: queue.New(c, path, ReadLockName, WriteLockName)}
-	sem := queue.NewSemaphore() // one for both sides: each looks at the other
-	rw.read = &Side{rw: rw, req: base, slot: queue.NewReentrant(sem)}
-	rw.read.req.Marker, rw.read.req.Predicate = ReadLockName, queue.Reader(WriteLockName)
-	rw.write = &Side{rw: rw, req: base, slot: queue.NewReentrant(sem)}
-	rw.write.req.Marker, rw.write.req.Predicate = WriteLockName, queue.Writer(WriteLockName)
-	return rw, nil
+	write, err := mutex.New(c, path, side(WriteLockName, queue.Writer(WriteLockName), false, &wh)...)
+	if err != nil {
+		return nil, err
+	}
+	queue.Pair(rh, wh)
+	return &RWMutex{read: read, write: write, wh: wh}, nil
 }
 
-// ReadLock returns the read side of the handle (nil on a nil handle; every
-// method of a nil *Side returns an error or a zero value).
-func (rw *RWMutex) ReadLock() *Side {
-	if rw == nil {
-		return nil
+// ReadLock returns the read side: several goroutines that lock it share
+// the handle's one read node. A zero RWMutex gives a zero Mutex.
+func (rw *RWMutex) ReadLock() *mutex.Mutex {
+	if rw.read == nil {
+		return &mutex.Mutex{}
 	}
 	return rw.read
 }
 
-// WriteLock returns the write side of the handle.
-func (rw *RWMutex) WriteLock() *Side {
-	if rw == nil {
-		return nil
+// WriteLock returns the write side: goroutines that lock it exclude each
+// other and the handle's readers, as with sync.RWMutex.
+func (rw *RWMutex) WriteLock() *mutex.Mutex {
+	if rw.write == nil {
+		return &mutex.Mutex{}
 	}
 	return rw.write
 }
 
-// Lock takes the write lock.
+// Lock takes the write lock. It waits for this handle's readers and writer
+// in the process first. With a context that carries this handle's read
+// holding (from ReadLock().Context) it fails with ErrUpgrade.
 func (rw *RWMutex) Lock(ctx context.Context) error { return rw.WriteLock().Lock(ctx) }
 
-// TryLock takes the write lock if it is free, else returns ErrLocked.
+// TryLock takes the write lock if it is free, else fails with a *LockedError.
 func (rw *RWMutex) TryLock(ctx context.Context) error { return rw.WriteLock().TryLock(ctx) }
 
 // Unlock releases the write lock once.
 func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.WriteLock().Unlock(ctx) }
 
-// RLock takes the read lock.
+// RLock takes the read lock, sharing the handle's read node with its other
+// readers. It waits while this handle's writer holds or waits. With a
+// context that carries this handle's write holding (from
+// WriteLock().Context) it takes the read lock at once beside the write
+// lock, as Curator allows; Downgrade does that and releases the write lock.
 func (rw *RWMutex) RLock(ctx context.Context) error { return rw.ReadLock().Lock(ctx) }
 
-// TryRLock takes the read lock if no writer is ahead, else returns ErrLocked.
+// TryRLock takes the read lock if no writer is ahead, else fails with a *LockedError.
 func (rw *RWMutex) TryRLock(ctx context.Context) error { return rw.ReadLock().TryLock(ctx) }
 
 // RUnlock releases the read lock once.
 func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.ReadLock().Unlock(ctx) }
 
-// Path returns the lock's path.
-func (rw *RWMutex) Path() string {
-	if rw == nil {
-		return ""
+// Downgrade turns the handle's write holding (locked once, not reentered)
+// into a read holding at the same place in the queue, with the same fencing
+// token, then releases the write node: no writer can come between. It fails
+// with ErrNotHeld without a write holding and ErrLost if that holding may be
+// gone.
+func (rw *RWMutex) Downgrade(ctx context.Context) error {
+	if rw.wh == nil {
+		return (&mutex.Mutex{}).Unlock(ctx) // the zero value's error
 	}
-	return rw.q.Dir()
+	return rw.wh.Downgrade(ctx)
 }
 
+// Path returns the lock's path.
+func (rw *RWMutex) Path() string { return rw.WriteLock().Path() }
+
 // Participant is one contender, as listed by Participants.
-type Participant = queue.Participant
+type Participant = mutex.Participant
 
 // Participants lists readers and writers in queue order; Marker tells which is which.
 func (rw *RWMutex) Participants(ctx context.Context) ([]Participant, error) {
-	if rw == nil {
-		return nil, fmt.Errorf("%w: nil lock", client.ErrInvalidArgument)
-	}
-	return rw.q.Participants(ctx)
-}
-
-// Lock waits until this side holds, or ctx ends.
-func (s *Side) Lock(ctx context.Context) error { return s.acquire(ctx, true) }
-
-// TryLock holds at once or returns ErrLocked.
-func (s *Side) TryLock(ctx context.Context) error { return s.acquire(ctx, false) }
-
-// Unlock undoes one Lock of this side.
-func (s *Side) Unlock(ctx context.Context) error {
-	if s == nil {
-		return fmt.Errorf("%w: nil lock", client.ErrInvalidArgument)
-	}
-	return s.slot.Release(ctx)
-}
-
-func (s *Side) acquire(ctx context.Context, wait bool) error {
-	if s == nil {
-		return fmt.Errorf("%w: nil lock", client.ErrInvalidArgument)
-	}
-	return s.slot.Acquire(ctx, func(ctx context.Context) (*queue.Held, error) {
-		req := s.req
-		req.Wait = wait
-		if s == s.rw.write {
-			if s.rw.read.slot.Current() != nil {
-				return nil, ErrUpgrade
-			}
-		} else if w := s.rw.write.slot.Current(); w != nil {
-			// Downgrade: a read node at the writer's place, held at once. Only
-			// while the write holding lives, and only in its session: a lost
-			// writer may already have a successor, which a read node at the
-			// old place would overtake.
-			select {
-			case <-w.Lost():
-				return nil, ErrLost
-			default:
-			}
-			req.Suffix, _ = queue.SortKey(w.Name(), []string{WriteLockName})
-			req.Predicate = queue.Always
-			req.Session = w.Session()
-		}
-		return s.rw.q.Acquire(ctx, req)
-	})
-}
-
-// IsHeld reports whether this side holds (even if lost and not yet unlocked).
-func (s *Side) IsHeld() bool { return s != nil && s.slot.Current() != nil }
-
-// Lost returns a channel closed when this side's ownership can no longer be
-// guaranteed; already closed when it does not hold.
-func (s *Side) Lost() <-chan struct{} {
-	if s == nil {
-		return queue.Closed()
-	}
-	return s.slot.Lost()
-}
-
-// Token is the fencing token of this side's holding (its node's czxid), or 0.
-func (s *Side) Token() int64 {
-	if s == nil {
-		return 0
-	}
-	return s.slot.Token()
-}
-
-// Node is the path of this side's held node, or "".
-func (s *Side) Node() string {
-	if s == nil {
-		return ""
-	}
-	return s.slot.Node()
+	return rw.WriteLock().Participants(ctx)
 }
