@@ -39,6 +39,9 @@
 //	ZK_BACKEND    "docker", "local", or ""/"auto" (default auto)
 //	ZK_IMAGE      docker image (default zookeeper:3.9)
 //	ZK_CLASSPATH  java class path for the local backend, replacing Debian's jars
+//	ZK_HARNESS_VERBOSE  "1": testcontainers-go's own messages (its banner with
+//	              the Docker host, API version, session id...) go to stderr;
+//	              otherwise to the harness logger at debug level
 //
 // # Faults
 //

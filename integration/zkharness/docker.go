@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	stdlog "log"
+	"log/slog"
 	"net/netip"
 	"os"
 	"strconv"
@@ -18,6 +20,7 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
 	tcnetwork "github.com/testcontainers/testcontainers-go/network"
 )
 
@@ -38,9 +41,11 @@ var dockerEnvOnce sync.Once
 // pulled; Close removes what the harness creates) and makes testcontainers
 // dial 127.0.0.1 instead of guessing a gateway. Values already set in the
 // environment are respected. testcontainers reads its configuration once, so
-// this runs before any of its calls.
+// this runs before any of its calls. It also quiets testcontainers'
+// process-wide logger (see quietTestcontainers).
 func setDockerEnv() {
 	dockerEnvOnce.Do(func() {
+		quietTestcontainers()
 		for k, v := range map[string]string{
 			"TESTCONTAINERS_RYUK_DISABLED": "true",
 			"TESTCONTAINERS_HOST_OVERRIDE": "127.0.0.1",
@@ -134,7 +139,7 @@ func (d *dockerDriver) launch(ctx context.Context) ([]string, error) {
 		addrs[i] = loopbackAddr(ports[i])
 		hostPort := strconv.Itoa(ports[i])
 		opts := []testcontainers.ContainerCustomizer{
-			testcontainers.WithLogger(slogPrintf{d.cfg.logger}),
+			testcontainers.WithLogger(containerLogger(d.cfg.logger)),
 			testcontainers.WithName(fmt.Sprintf("zkharness-%s-zk%d", d.id, i+1)),
 			testcontainers.WithLabels(labels),
 			testcontainers.WithExposedPorts("2181/tcp"),
@@ -349,8 +354,44 @@ func (d *dockerDriver) close(ctx context.Context) error {
 
 func (d *dockerDriver) describe() string { return "image=" + d.cfg.image }
 
-// slogPrintf forwards testcontainers' messages to the harness logger at debug
-// level, keeping test output quiet.
+// verbose reports whether EnvVerbose asks for testcontainers' own output.
+func verbose() bool {
+	v, _ := strconv.ParseBool(os.Getenv(EnvVerbose))
+	return v
+}
+
+// quietTestcontainers sends the messages testcontainers-go prints through its
+// process-wide logger (the banner naming the Docker host, API version and
+// session at the first Docker call, the reaper's and the wait strategies'
+// messages) to slog.Default() at debug level instead of stderr, unless
+// EnvVerbose is set. It replaces only testcontainers' own default logger: one
+// a program installed with its log.SetDefault, or the no-op one it uses under
+// -test.v=false, is kept.
+func quietTestcontainers() {
+	if verbose() {
+		return
+	}
+	if l, ok := tclog.Default().(*stdlog.Logger); ok && l.Writer() == os.Stderr {
+		tclog.SetDefault(slogPrintf{defaultSlog{}})
+	}
+}
+
+// containerLogger is the logger each container's messages go to: the harness
+// logger at debug level, or testcontainers' default when EnvVerbose is set.
+func containerLogger(l *slog.Logger) tclog.Logger {
+	if verbose() {
+		return tclog.Default()
+	}
+	return slogPrintf{l}
+}
+
+// defaultSlog logs to whatever slog.Default() is at the time of each call.
+type defaultSlog struct{}
+
+func (defaultSlog) Debug(msg string, args ...any) { slog.Default().Debug(msg, args...) }
+
+// slogPrintf forwards testcontainers' messages to a logger at debug level,
+// keeping test output quiet.
 type slogPrintf struct {
 	l interface{ Debug(string, ...any) }
 }

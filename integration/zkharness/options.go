@@ -29,6 +29,12 @@ const (
 	EnvImage = "ZK_IMAGE"
 	// EnvClasspath overrides the java class path of the local backend.
 	EnvClasspath = "ZK_CLASSPATH"
+	// EnvVerbose, when true ("1", "true"...), lets testcontainers-go print
+	// its own messages (its banner naming the Docker host, API version and
+	// session, container events) to stderr as it does by default. Otherwise
+	// the docker backend sends them to the harness logger (WithLogger; the
+	// process-wide ones to slog.Default()) at debug level.
+	EnvVerbose = "ZK_HARNESS_VERBOSE"
 )
 
 // DefaultImage is the image used when neither WithImage nor ZK_IMAGE names one:
