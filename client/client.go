@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/retry"
@@ -40,6 +42,7 @@ type Client struct {
 	discCh      chan struct{} // closed when the connection is lost; replaced when it is back
 	upCh        chan struct{} // closed while a session's connection is up; replaced when it is lost
 	expiry      *time.Timer
+	negotiated  time.Duration // session timeout the server granted; 0 until the first session
 	subs        map[*subscriber]struct{}
 }
 
@@ -59,8 +62,8 @@ func New(opts ...Option) (*Client, error) {
 		return nil, invalidArg("no ZooKeeper servers given")
 	}
 	for _, s := range cfg.servers {
-		if s == "" {
-			return nil, invalidArg("empty server address")
+		if err := checkServer(s); err != nil {
+			return nil, err
 		}
 	}
 	if cfg.logger == nil {
@@ -215,10 +218,23 @@ func (c *Client) WaitSession(ctx context.Context) (*Session, error) {
 	}
 }
 
-// SessionTimeout is the session timeout the client asks for.
+// SessionTimeout is the session timeout the server negotiated (it clamps
+// the one asked for with WithSessionTimeout to its own minimum and maximum),
+// once a session was established; before that, the one asked for. Local
+// expiry and the liveness watchdog (see the package documentation) run on
+// the negotiated value.
 func (c *Client) SessionTimeout() time.Duration {
 	if c == nil {
 		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionTimeoutLocked()
+}
+
+func (c *Client) sessionTimeoutLocked() time.Duration {
+	if c.negotiated > 0 {
+		return c.negotiated
 	}
 	return c.cfg.sessionTimeout
 }
@@ -285,18 +301,32 @@ func (c *Client) nextGenLocked() uint64 {
 	return c.gen
 }
 
-// dial opens the connection of generation gen (without holding c.mu: host
-// resolution may block) and installs it unless it was superseded meanwhile.
+// dial opens the connection of generation gen (without holding c.mu) and
+// installs it unless it was superseded meanwhile. Names are not resolved
+// here but at each dial (see hostList), so a server name that does not
+// resolve yet is a failed dial that go-zookeeper retries, not an error.
+// Every connection is wrapped in a liveConn, beneath the user's Dialer.
 func (c *Client) dial(gen uint64) error {
 	ref := &connRef{ready: make(chan struct{})}
+	userDial := c.cfg.dialer
 	conn, _, err := zk.Connect(c.cfg.servers, c.cfg.sessionTimeout,
-		zk.WithDialer(zk.Dialer(c.cfg.dialer)),
+		zk.WithHostProvider(&hostList{}),
+		zk.WithDialer(func(network, address string, timeout time.Duration) (net.Conn, error) {
+			raw, err := userDial(network, address, timeout)
+			if err != nil {
+				return nil, err
+			}
+			if raw == nil {
+				return nil, fmt.Errorf("zkrecipes/client: dialer returned no connection to %s", address)
+			}
+			return newLiveConn(raw, c.log, ref.setTimeout), nil
+		}),
 		zk.WithEventCallback(func(ev zk.Event) { c.onEvent(gen, ref, ev) }),
 		zk.WithLogger(zkLogger{c.log}),
 		zk.WithLogInfo(false),
 	)
 	if err != nil {
-		return invalidArg("connect to %v: %v", c.cfg.servers, err)
+		return fmt.Errorf("zkrecipes/client: connect to %v: %w", c.cfg.servers, err)
 	}
 	ref.conn = conn
 	close(ref.ready)
@@ -324,11 +354,15 @@ func (c *Client) dial(gen uint64) error {
 }
 
 // connRef lets a connection's event callback reach the connection, which
-// zk.Connect returns only after the callback may already have been called.
+// zk.Connect returns only after the callback may already have been called,
+// and the session timeout its latest connect response negotiated.
 type connRef struct {
-	conn  *zk.Conn
-	ready chan struct{}
+	conn    *zk.Conn
+	ready   chan struct{}
+	timeout atomic.Int64 // negotiated session timeout, as a time.Duration
 }
+
+func (r *connRef) setTimeout(d time.Duration) { r.timeout.Store(int64(d)) }
 
 // authenticate sends the credentials before the connection carries any other
 // request; go-zookeeper re-sends them itself on every reconnect.
@@ -364,9 +398,12 @@ func (c *Client) onEvent(gen uint64, ref *connRef, ev zk.Event) {
 		return
 	}
 	var sid int64
+	var negotiated time.Duration
 	if ev.State == zk.StateHasSession {
 		<-ref.ready
 		sid = ref.conn.SessionID() // exact: set just before this event
+		// Read by the liveConn from the connect response, just before this event.
+		negotiated = time.Duration(ref.timeout.Load())
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -375,6 +412,9 @@ func (c *Client) onEvent(gen uint64, ref *connRef, ev zk.Event) {
 	}
 	switch ev.State {
 	case zk.StateHasSession:
+		if negotiated > 0 {
+			c.negotiated = negotiated
+		}
 		c.onSessionLocked(sid)
 	case zk.StateDisconnected:
 		if c.sess != nil && !c.sess.ended() && c.state != StateSuspended {
@@ -449,12 +489,12 @@ func (c *Client) publishLocked(s State, sid int64) {
 }
 
 // startExpiryLocked arms the local expiry: Curator's rule that a client which
-// has been Suspended for a whole session timeout must assume the server has
-// expired its session, so that a partitioned process learns it even though no
-// server can tell it.
+// has been Suspended for a whole (negotiated) session timeout must assume the
+// server has expired its session, so that a partitioned process learns it
+// even though no server can tell it.
 func (c *Client) startExpiryLocked(gen uint64, s *Session) {
 	c.stopExpiryLocked()
-	c.expiry = time.AfterFunc(c.cfg.sessionTimeout, func() { c.expireLocally(gen, s) })
+	c.expiry = time.AfterFunc(c.sessionTimeoutLocked(), func() { c.expireLocally(gen, s) })
 }
 
 func (c *Client) stopExpiryLocked() {
@@ -471,7 +511,7 @@ func (c *Client) expireLocally(gen uint64, s *Session) {
 		return
 	}
 	c.log.Warn("no connection for a whole session timeout: giving the session up",
-		"session", sessionHex(s.id), "timeout", c.cfg.sessionTimeout)
+		"session", sessionHex(s.id), "timeout", c.sessionTimeoutLocked())
 	c.loseLocked()
 	// The old connection could still resume the dead session if the server
 	// had not expired it yet: replace it, so that what we declared lost stays lost.
@@ -485,10 +525,51 @@ func (c *Client) expireLocally(gen uint64, s *Session) {
 		if old != nil {
 			old.Close()
 		}
-		if err := c.dial(next); err != nil && err != ErrClosed {
-			c.log.Error("reconnect after local expiry failed", "err", err)
-		}
+		c.redial(next)
 	}()
+}
+
+// redialFloor bounds how fast redial retries, whatever the retry policy says.
+const redialFloor = 100 * time.Millisecond
+
+// redial opens the connection of generation gen after a local expiry. A
+// failed dial is retried with the retry policy's sleeps (from the start of
+// the policy again once it gives up, or every second if it never sleeps):
+// the client keeps trying until it has a connection again, gen is
+// superseded, or Close.
+func (c *Client) redial(gen uint64) {
+	var b backoff.BackOff
+	for attempt := 1; ; attempt++ {
+		err := c.dial(gen)
+		if err == nil || errors.Is(err, ErrClosed) {
+			return
+		}
+		c.mu.Lock()
+		stale := c.closed || c.gen != gen
+		c.mu.Unlock()
+		if stale {
+			return
+		}
+		if b == nil {
+			b = c.cfg.policy.NewBackOff()
+		}
+		sleep := b.NextBackOff()
+		if sleep == backoff.Stop {
+			b.Reset()
+			if sleep = b.NextBackOff(); sleep == backoff.Stop {
+				sleep = time.Second
+			}
+		}
+		sleep = max(sleep, redialFloor)
+		c.log.Error("reconnect after local expiry failed; retrying", "attempt", attempt, "err", err, "sleep", sleep)
+		t := time.NewTimer(sleep)
+		select {
+		case <-t.C:
+		case <-c.closedCh:
+			t.Stop()
+			return
+		}
+	}
 }
 
 // Disconnected returns a channel that is closed the next time the connection
