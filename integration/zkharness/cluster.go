@@ -168,7 +168,7 @@ func (c *Cluster) Size() int { return len(c.addrs) }
 // "" when i is out of range. The address stays the same across StopServer,
 // KillServer and StartServer.
 func (c *Cluster) Addr(i int) string {
-	if i < 0 || i >= len(c.addrs) {
+	if c.checkIndex(i) != nil {
 		return ""
 	}
 	return c.addrs[i]
@@ -196,11 +196,19 @@ func (c *Cluster) String() string {
 	return fmt.Sprintf("%s servers=%d", s, len(c.addrs))
 }
 
+// checkIndex returns an error wrapping ErrBadIndex unless server i exists.
+func (c *Cluster) checkIndex(i int) error {
+	if i < 0 || i >= len(c.addrs) {
+		return fmt.Errorf("%w: %d (cluster has %d servers)", ErrBadIndex, i, len(c.addrs))
+	}
+	return nil
+}
+
 // lock takes server i's lock after checking i and that the cluster is open.
 // The caller must call the returned unlock.
 func (c *Cluster) lock(i int) (unlock func(), err error) {
-	if i < 0 || i >= len(c.addrs) {
-		return nil, fmt.Errorf("%w: %d (cluster has %d servers)", ErrBadIndex, i, len(c.addrs))
+	if err := c.checkIndex(i); err != nil {
+		return nil, err
 	}
 	c.serverMu[i].Lock()
 	if c.isClosed() {
@@ -345,89 +353,6 @@ func (c *Cluster) freeze(ctx context.Context, i int, op string, to serverState, 
 	}
 	c.setState(i, to)
 	return nil
-}
-
-// WaitServing polls server i with the four-letter word "srvr" about every
-// 100ms until it reports that it serves requests (mode standalone, leader,
-// follower or observer), ctx ends, the server process dies, or the cluster is
-// closed.
-func (c *Cluster) WaitServing(ctx context.Context, i int) error {
-	ctx = orBackground(ctx)
-	if i < 0 || i >= len(c.addrs) {
-		return fmt.Errorf("%w: %d (cluster has %d servers)", ErrBadIndex, i, len(c.addrs))
-	}
-	addr := c.addrs[i]
-	var lastErr error
-	var lastExitCheck time.Time
-	timer := time.NewTimer(pollInterval)
-	defer timer.Stop()
-	for {
-		if c.isClosed() {
-			return ErrClosed
-		}
-		_, err := srvr(ctx, addr)
-		if err == nil {
-			return nil
-		}
-		lastErr = err
-		if c.getState(i) == stateRunning && time.Since(lastExitCheck) >= time.Second {
-			lastExitCheck = time.Now()
-			var exitErr error
-			if !c.whileOpen(func() { exitErr = c.drv.exited(ctx, i) }) {
-				return ErrClosed
-			}
-			if exitErr != nil {
-				return fmt.Errorf("zkharness: server %d (%s) is not running: %w%s", i, addr, exitErr, c.tail(i))
-			}
-		}
-		timer.Reset(pollInterval)
-		select {
-		case <-c.done:
-			return ErrClosed
-		case <-ctx.Done():
-			return fmt.Errorf("zkharness: server %d (%s) not serving: %w (last probe: %v)%s",
-				i, addr, ctx.Err(), lastErr, c.tail(i))
-		case <-timer.C:
-		}
-	}
-}
-
-// Mode asks server i once for its mode: "standalone", "leader", "follower" or
-// "observer". A server that answers but does not serve gives an error.
-func (c *Cluster) Mode(ctx context.Context, i int) (string, error) {
-	ctx = orBackground(ctx)
-	if i < 0 || i >= len(c.addrs) {
-		return "", fmt.Errorf("%w: %d (cluster has %d servers)", ErrBadIndex, i, len(c.addrs))
-	}
-	if c.isClosed() {
-		return "", ErrClosed
-	}
-	mode, err := srvr(ctx, c.addrs[i])
-	if err != nil {
-		return "", fmt.Errorf("zkharness: server %d (%s): %w", i, c.addrs[i], err)
-	}
-	return mode, nil
-}
-
-// Leader returns the index of the server that reports itself leader (or
-// standalone), asking each server once.
-func (c *Cluster) Leader(ctx context.Context) (int, error) {
-	ctx = orBackground(ctx)
-	var errs []error
-	for i := range c.addrs {
-		mode, err := c.Mode(ctx, i)
-		if err != nil {
-			if errors.Is(err, ErrClosed) {
-				return -1, err
-			}
-			errs = append(errs, err)
-			continue
-		}
-		if mode == "leader" || mode == "standalone" {
-			return i, nil
-		}
-	}
-	return -1, fmt.Errorf("zkharness: no server reports itself leader: %w", errors.Join(errs...))
 }
 
 // Close terminates every server and removes everything the cluster created
