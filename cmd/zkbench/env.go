@@ -32,34 +32,26 @@ type env struct {
 	runs    atomic.Int64
 }
 
-// openEnv connects to servers, or starts a throwaway server on backend when
-// none is given ("" leaves the choice to ZK_BACKEND), and makes this
-// process's directory.
-func openEnv(ctx context.Context, servers []string, backend string, stderr io.Writer) (_ *env, err error) {
+// openEnv connects to the servers zkFlag (-zk) names, or starts a throwaway
+// server on backend when zkFlag is empty ("" leaves the choice to
+// ZK_BACKEND), and makes this process's directory.
+func openEnv(ctx context.Context, zkFlag, backend string, stderr io.Writer) (_ *env, err error) {
 	e := &env{
-		servers: servers,
-		logger:  slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		base:    fmt.Sprintf("%s/run-%016x", benchRoot, rand.Uint64()),
+		logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		base:   fmt.Sprintf("%s/run-%016x", benchRoot, rand.Uint64()),
 	}
 	defer func() {
 		if err != nil {
 			e.close()
 		}
 	}()
-	if len(servers) == 0 {
-		sctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-		defer cancel()
-		harnessLog := slog.New(slog.NewTextHandler(stderr, nil))
-		opts := []zkharness.Option{zkharness.WithLogger(harnessLog)}
-		if backend != "" {
-			opts = append(opts, zkharness.WithBackend(zkharness.Backend(backend)))
-		}
-		c, err := zkharness.Start(sctx, opts...)
-		if err != nil {
-			return nil, fmt.Errorf("start a throwaway ZooKeeper: %w", err)
-		}
-		e.cluster = c
-		e.servers = c.Addrs()
+	opts := []zkharness.Option{zkharness.WithLogger(slog.New(slog.NewTextHandler(stderr, nil)))}
+	if backend != "" {
+		opts = append(opts, zkharness.WithBackend(zkharness.Backend(backend)))
+	}
+	e.servers, e.cluster, err = zkharness.ServersOrThrowaway(ctx, zkFlag, opts...)
+	if err != nil {
+		return nil, err
 	}
 	e.admin, err = dial(ctx, e.servers, 10*time.Second, nil)
 	if err != nil {

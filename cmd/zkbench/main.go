@@ -72,7 +72,7 @@ const defaultSession = 10 * time.Second
 // options are the command's flags.
 type options struct {
 	run     runConfig
-	servers []string
+	zk      string // -zk as given; see zkharness.ServersOrThrowaway
 	backend string
 	timeout time.Duration
 	all     bool
@@ -91,7 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.run.budget, "budget", 0, "cap on the measured phase's duration; 0 for none (ops then counts completed cycles)")
 	fs.IntVar(&o.run.readers, "readers", 0, "rwlock: workers taking the read lock")
 	fs.IntVar(&o.run.writers, "writers", 0, "rwlock: workers taking the write lock")
-	zkFlag := fs.String("zk", "", "ZooKeeper `host:port,...` (default: start a throwaway server)")
+	fs.StringVar(&o.zk, "zk", "", "ZooKeeper `host:port,...` (default: start a throwaway server)")
 	fs.StringVar(&o.backend, "backend", "local", `zkharness backend when -zk is empty: local, docker, auto, or "" for $ZK_BACKEND`)
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up on the whole command after this long")
 	fs.BoolVar(&o.all, "all", false, "run the comparison matrix (ignores -recipe, -workers, -iters, -warmup)")
@@ -101,14 +101,6 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	for _, a := range strings.Split(*zkFlag, ",") {
-		if a = strings.TrimSpace(a); a != "" {
-			o.servers = append(o.servers, a)
-		}
-	}
-	if *zkFlag != "" && len(o.servers) == 0 {
-		return o, fmt.Errorf("-zk %q names no server", *zkFlag)
 	}
 	switch {
 	case !slices.Contains([]string{"local", "docker", "auto", ""}, o.backend):
@@ -139,7 +131,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 
-	env, err := openEnv(ctx, o.servers, o.backend, stderr)
+	env, err := openEnv(ctx, o.zk, o.backend, stderr)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -62,9 +61,9 @@ func main() {
 
 // settings are the command's flags.
 type settings struct {
-	servers []string
-	stock   int
-	buyers  int
+	zk     string // -zk as given; see zkharness.ServersOrThrowaway
+	stock  int
+	buyers int
 }
 
 func parseFlags(args []string) (settings, error) {
@@ -79,7 +78,7 @@ func parseFlags(args []string) (settings, error) {
 	if fs.NArg() > 0 {
 		return settings{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	s := settings{stock: *stock, buyers: *buyers}
+	s := settings{zk: *zkFlag, stock: *stock, buyers: *buyers}
 	switch {
 	case s.stock < 0:
 		return s, fmt.Errorf("-stock must be 0 or more, got %d", s.stock)
@@ -87,16 +86,6 @@ func parseFlags(args []string) (settings, error) {
 		return s, fmt.Errorf("-buyers must be at least 1, got %d", s.buyers)
 	case s.buyers > 1000:
 		return s, fmt.Errorf("-buyers must be at most 1000 (one session each), got %d", s.buyers)
-	}
-	if *zkFlag != "" {
-		for _, a := range strings.Split(*zkFlag, ",") {
-			if a = strings.TrimSpace(a); a != "" {
-				s.servers = append(s.servers, a)
-			}
-		}
-		if len(s.servers) == 0 {
-			return s, fmt.Errorf("-zk %q names no server", *zkFlag)
-		}
 	}
 	return s, nil
 }
@@ -114,24 +103,21 @@ func run(ctx context.Context, args []string, stdout io.Writer) (err error) {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	out := &lockedWriter{w: stdout}
 
-	if len(s.servers) == 0 {
-		startCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-		cluster, err := zkharness.Start(startCtx, zkharness.WithLogger(logger))
-		cancel()
-		if err != nil {
-			return fmt.Errorf("start a throwaway ZooKeeper: %w", err)
+	servers, cluster, err := zkharness.ServersOrThrowaway(ctx, s.zk, zkharness.WithLogger(logger))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := cluster.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("stop the throwaway ZooKeeper: %w", cerr)
 		}
-		defer func() {
-			if cerr := cluster.Close(); cerr != nil && err == nil {
-				err = fmt.Errorf("stop the throwaway ZooKeeper: %w", cerr)
-			}
-		}()
+	}()
+	if cluster != nil {
 		out.printf("throwaway ZooKeeper (%s) at %s\n", cluster, cluster.ConnectString())
-		s.servers = cluster.Addrs()
 	}
 
 	sh := &shop{
-		servers: s.servers,
+		servers: servers,
 		logger:  logger,
 		base:    fmt.Sprintf("%s/shop-%016x", examplesRoot, rand.Uint64()),
 		out:     out,

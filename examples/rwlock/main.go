@@ -38,7 +38,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,7 +70,8 @@ func main() {
 
 // settings are the command's flags.
 type settings struct {
-	servers  []string
+	zk       string   // -zk as given; see zkharness.ServersOrThrowaway
+	servers  []string // what -zk names, or the throwaway server
 	shoppers int
 	buyers   int
 	visits   int
@@ -92,7 +92,7 @@ func parseFlags(args []string) (settings, error) {
 	if fs.NArg() > 0 {
 		return settings{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	s := settings{shoppers: *shoppers, buyers: *buyers, visits: *visits, stock: *stock}
+	s := settings{zk: *zkFlag, shoppers: *shoppers, buyers: *buyers, visits: *visits, stock: *stock}
 	switch {
 	case s.shoppers < 1 || s.shoppers > 1000:
 		return s, fmt.Errorf("-shoppers must be from 1 to 1000 (one session each), got %d", s.shoppers)
@@ -102,16 +102,6 @@ func parseFlags(args []string) (settings, error) {
 		return s, fmt.Errorf("-visits must be at least 1, got %d", s.visits)
 	case s.stock < 0 || s.stock > 1<<30:
 		return s, fmt.Errorf("-stock must be from 0 to %d, got %d", 1<<30, s.stock)
-	}
-	if *zkFlag != "" {
-		for _, a := range strings.Split(*zkFlag, ",") {
-			if a = strings.TrimSpace(a); a != "" {
-				s.servers = append(s.servers, a)
-			}
-		}
-		if len(s.servers) == 0 {
-			return s, fmt.Errorf("-zk %q names no server", *zkFlag)
-		}
 	}
 	return s, nil
 }
@@ -142,16 +132,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	// warnings and errors go to stderr.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
-	if len(s.servers) == 0 {
-		startCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-		cluster, err := zkharness.Start(startCtx, zkharness.WithLogger(logger))
-		cancel()
-		if err != nil {
-			return fmt.Errorf("start a throwaway ZooKeeper (or pass -zk): %w", err)
-		}
-		defer cluster.Close()
-		s.servers = cluster.Addrs()
+	servers, cluster, err := zkharness.ServersOrThrowaway(ctx, s.zk, zkharness.WithLogger(logger))
+	if err != nil {
+		return err
 	}
+	defer cluster.Close()
+	s.servers = servers
 
 	base := fmt.Sprintf("%s/seed-shop-%d-%d", examplesRoot, os.Getpid(), time.Now().UnixNano())
 	sh := &shop{out: &lockedWriter{w: stdout}, stock: base + "/stock", lock: base + "/lock"}
