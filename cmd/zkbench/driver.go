@@ -160,9 +160,31 @@ func closeWorkers(ws []worker) {
 	wg.Wait()
 }
 
-// handoffClock carries the start of the latest release to the next holder.
+// handoffClock carries the start of the latest releases to the next holders,
+// so that a holder measures its handoff from the release it waited for: an
+// exclusive holder waits for anyone's, a shared one only for an exclusive
+// holder's (readers never wait for one another).
 type handoffClock struct {
-	releaseStart atomic.Int64 // UnixNano; 0 when no release is pending
+	exclusive atomic.Int64 // UnixNano of the latest exclusive release; 0: none yet
+	shared    atomic.Int64 // UnixNano of the latest shared release; 0: none yet
+}
+
+// released records a release starting at t.
+func (c *handoffClock) released(shared bool, t int64) {
+	if shared {
+		c.shared.Store(t)
+		return
+	}
+	c.exclusive.Store(t)
+}
+
+// conflicting returns the start of the latest release a holder of this kind
+// could have waited for.
+func (c *handoffClock) conflicting(shared bool) int64 {
+	if shared {
+		return c.exclusive.Load()
+	}
+	return max(c.exclusive.Load(), c.shared.Load())
 }
 
 // errBudget ends a measured phase whose time budget is spent.
@@ -229,15 +251,18 @@ func cycle(ctx context.Context, w worker, check *checker, clock *handoffClock, i
 			return samples, done, fmt.Errorf("lock: %w", err)
 		}
 		acquired := time.Now().UnixNano()
-		// Take the pending release, if any: it was this holder's handoff if
-		// the holder was already waiting when that release began.
-		if t := clock.releaseStart.Swap(0); measure && t != 0 && waitStart < t {
+		// A handoff is counted only when this holder was already waiting as
+		// a conflicting holder's release began: it then waited for that
+		// release (the latest one; for a writer behind readers, the last
+		// reader's). A reader among readers only, or anyone who found the
+		// lock free, has none.
+		if t := clock.conflicting(w.shared); measure && t != 0 && waitStart < t {
 			samples = append(samples, time.Duration(acquired-t))
 		}
 		check.enter(w.shared)
 		runtime.Gosched() // stay inside a little, so an overlap has a chance to show
 		check.leave(w.shared)
-		clock.releaseStart.Store(time.Now().UnixNano())
+		clock.released(w.shared, time.Now().UnixNano())
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockTimeout)
 		err := w.Unlock(uctx)
 		cancel()

@@ -111,6 +111,17 @@ func TestZkbenchOneWorkerHasNoHandoff(t *testing.T) {
 	}
 }
 
+func TestZkbenchRWLockReadersAloneHaveNoHandoff(t *testing.T) {
+	out, err := runCmd(t, "-zk", zkAddr, "-recipe", recipeRWLock, "-readers", "4", "-writers", "0", "-iters", "10", "-warmup", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := parseLine(t, strings.TrimSpace(out))
+	if f["ops"] != "40" || f["handoff_p50_ms"] != "0.00" || f["handoff_p99_ms"] != "0.00" {
+		t.Errorf("readers alone: want ops=40 and no handoff, got %q", out)
+	}
+}
+
 func TestZkbenchRWLock(t *testing.T) {
 	out, err := runCmd(t, "-zk", zkAddr, "-recipe", recipeRWLock, "-readers", "3", "-writers", "1", "-iters", "5", "-warmup", "1")
 	if err != nil {
@@ -275,6 +286,66 @@ func TestPhaseCountsCyclesAndHandoffs(t *testing.T) {
 	}
 	if len(res.handoffs) != 0 {
 		t.Errorf("one worker measured %d handoffs, want 0", len(res.handoffs))
+	}
+}
+
+// localReadLock and localWriteLock are the two sides of an in-process
+// read/write lock. A read Lock takes a little while even when it need not
+// wait, as a round trip to ZooKeeper does.
+type localReadLock struct{ mu *sync.RWMutex }
+
+func (l localReadLock) Lock(context.Context) error {
+	time.Sleep(100 * time.Microsecond)
+	l.mu.RLock()
+	return nil
+}
+func (l localReadLock) Unlock(context.Context) error { l.mu.RUnlock(); return nil }
+
+type localWriteLock struct{ mu *sync.RWMutex }
+
+func (l localWriteLock) Lock(context.Context) error   { l.mu.Lock(); return nil }
+func (l localWriteLock) Unlock(context.Context) error { l.mu.Unlock(); return nil }
+
+// localRWWorkers returns readers then writers on one in-process lock.
+func localRWWorkers(readers, writers int) ([]worker, []*checker) {
+	var mu sync.RWMutex
+	ws := make([]worker, 0, readers+writers)
+	checks := make([]*checker, readers+writers)
+	shared := &checker{}
+	for range readers {
+		ws = append(ws, worker{locker: localReadLock{&mu}, shared: true})
+	}
+	for range writers {
+		ws = append(ws, worker{locker: localWriteLock{&mu}})
+	}
+	for i := range checks {
+		checks[i] = shared
+	}
+	return ws, checks
+}
+
+// Readers never wait for one another: a run of readers alone has no handoff,
+// however long their Lock calls take; writers among them do hand off.
+func TestPhaseReadersAloneHaveNoHandoff(t *testing.T) {
+	ws, checks := localRWWorkers(8, 0)
+	res, err := runPhase(context.Background(), ws, checks, 300, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ops != 8*300 || len(res.handoffs) != 0 {
+		t.Errorf("readers alone: ops=%d handoffs=%d, want %d and 0", res.ops, len(res.handoffs), 8*300)
+	}
+
+	ws, checks = localRWWorkers(6, 2)
+	res, err = runPhase(context.Background(), ws, checks, 300, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.handoffs) == 0 || len(res.handoffs) >= res.ops {
+		t.Errorf("%d handoffs in %d cycles of readers and writers: want some, fewer than the cycles", len(res.handoffs), res.ops)
+	}
+	if v := checks[0].violations.Load(); v != 0 {
+		t.Errorf("violations=%d under a real RWMutex", v)
 	}
 }
 
