@@ -388,6 +388,7 @@ func containerLogger(l *slog.Logger) tclog.Logger {
 // defaultSlog logs to whatever slog.Default() is at the time of each call.
 type defaultSlog struct{}
 
+// Debug logs msg at debug level to slog.Default().
 func (defaultSlog) Debug(msg string, args ...any) { slog.Default().Debug(msg, args...) }
 
 // slogPrintf forwards testcontainers' messages to a logger at debug level,
@@ -396,6 +397,7 @@ type slogPrintf struct {
 	l interface{ Debug(string, ...any) }
 }
 
+// Printf logs one testcontainers message at debug level.
 func (s slogPrintf) Printf(format string, v ...any) {
 	s.l.Debug("zkharness: testcontainers: " + strings.TrimSpace(fmt.Sprintf(format, v...)))
 }

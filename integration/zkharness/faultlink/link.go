@@ -191,6 +191,7 @@ type dialTimeoutError struct {
 	network, address string
 }
 
+// Error names the dial and both errors it wraps.
 func (e *dialTimeoutError) Error() string {
 	return fmt.Sprintf("faultlink: dial %s %s: %v: %v", e.network, e.address, ErrBlackholed, os.ErrDeadlineExceeded)
 }
