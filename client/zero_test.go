@@ -1,0 +1,209 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/goleak"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// TestZeroClient calls every exported method of a zero Client (issue 8,
+// point 6): each returns a typed error of this package (ErrInvalidArgument,
+// ErrNotStarted or ErrClosed), or the documented zero result for a getter;
+// none panics, blocks, or leaves a goroutine or a pending delete behind.
+// No server is involved.
+func TestZeroClient(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	var c client.Client
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	typed := func(method string, err error) error {
+		for _, want := range []error{client.ErrInvalidArgument, client.ErrNotStarted, client.ErrClosed} {
+			if errors.Is(err, want) {
+				return nil
+			}
+		}
+		return fmt.Errorf("zero Client.%s: err = %v, want ErrInvalidArgument, ErrNotStarted or ErrClosed", method, err)
+	}
+	checks := map[string]func() error{
+		"Start": func() error { return typed("Start", c.Start(ctx)) },
+		"Conn": func() error {
+			conn, err := c.Conn(ctx)
+			if conn != nil {
+				return fmt.Errorf("zero Client.Conn: a connection")
+			}
+			return typed("Conn", err)
+		},
+		"WaitSession": func() error {
+			s, err := c.WaitSession(ctx)
+			if s != nil {
+				return fmt.Errorf("zero Client.WaitSession: a session")
+			}
+			return typed("WaitSession", err)
+		},
+		"Do": func() error {
+			ran := false
+			err := c.Do(ctx, func(context.Context) error { ran = true; return nil })
+			if ran {
+				return fmt.Errorf("zero Client.Do ran its operation")
+			}
+			return typed("Do", err)
+		},
+		"Get": func() error { _, _, err := c.Get(ctx, "/x"); return typed("Get", err) },
+		"GetW": func() error {
+			_, _, ch, err := c.GetW(ctx, "/x")
+			if ch != nil {
+				return fmt.Errorf("zero Client.GetW: a watch channel")
+			}
+			return typed("GetW", err)
+		},
+		"Set":    func() error { _, err := c.Set(ctx, "/x", nil, -1); return typed("Set", err) },
+		"Exists": func() error { _, _, err := c.Exists(ctx, "/x"); return typed("Exists", err) },
+		"ExistsW": func() error {
+			_, _, ch, err := c.ExistsW(ctx, "/x")
+			if ch != nil {
+				return fmt.Errorf("zero Client.ExistsW: a watch channel")
+			}
+			return typed("ExistsW", err)
+		},
+		"Children": func() error { _, _, err := c.Children(ctx, "/x"); return typed("Children", err) },
+		"ChildrenW": func() error {
+			_, _, ch, err := c.ChildrenW(ctx, "/x")
+			if ch != nil {
+				return fmt.Errorf("zero Client.ChildrenW: a watch channel")
+			}
+			return typed("ChildrenW", err)
+		},
+		"Delete":         func() error { return typed("Delete", c.Delete(ctx, "/x", -1)) },
+		"DeleteIfExists": func() error { return typed("DeleteIfExists", c.DeleteIfExists(ctx, "/x")) },
+		"Create":         func() error { _, err := c.Create(ctx, "/x", nil, 0); return typed("Create", err) },
+		"CreateWithParents": func() error {
+			_, err := c.CreateWithParents(ctx, "/x/y", nil, 0)
+			return typed("CreateWithParents", err)
+		},
+		"CreateProtected": func() error {
+			_, err := c.CreateProtected(ctx, "/x/lock-", nil, zk.FlagEphemeral|zk.FlagSequence)
+			return typed("CreateProtected", err)
+		},
+		"Multi": func() error {
+			_, err := c.Multi(ctx, &zk.DeleteRequest{Path: "/x", Version: -1})
+			return typed("Multi", err)
+		},
+		"DeleteGuaranteed": func() error {
+			err := c.DeleteGuaranteed(ctx, "/x", nil)
+			if n := c.PendingDeletes(); n != 0 {
+				return fmt.Errorf("zero Client.DeleteGuaranteed left %d pending deletes (err %v)", n, err)
+			}
+			return typed("DeleteGuaranteed", err)
+		},
+		"PendingDeletes": func() error {
+			if n := c.PendingDeletes(); n != 0 {
+				return fmt.Errorf("zero Client.PendingDeletes: %d", n)
+			}
+			return nil
+		},
+		"State": func() error {
+			if s := c.State(); s != 0 {
+				return fmt.Errorf("zero Client.State: %v", s)
+			}
+			return nil
+		},
+		"Session": func() error {
+			if s := c.Session(); s != nil {
+				return fmt.Errorf("zero Client.Session: a session")
+			}
+			return nil
+		},
+		"SessionTimeout": func() error { _ = c.SessionTimeout(); return nil },
+		"Namespace": func() error {
+			if ns := c.Namespace(); ns != "" {
+				return fmt.Errorf("zero Client.Namespace: %q", ns)
+			}
+			return nil
+		},
+		"Logger": func() error {
+			if c.Logger() == nil {
+				return fmt.Errorf("zero Client.Logger: nil (a recipe logging through it would panic)")
+			}
+			return nil
+		},
+		"RetryPolicy": func() error {
+			if c.RetryPolicy() == nil {
+				return fmt.Errorf("zero Client.RetryPolicy: nil")
+			}
+			return nil
+		},
+		"Disconnected": func() error {
+			select {
+			case <-c.Disconnected():
+				return nil // documented: closed before the first session
+			default:
+				return fmt.Errorf("zero Client.Disconnected: channel not closed")
+			}
+		},
+		"Subscribe": func() error {
+			ch, unsubscribe := c.Subscribe()
+			if ch == nil || unsubscribe == nil {
+				return fmt.Errorf("zero Client.Subscribe: nil channel or cancel func")
+			}
+			unsubscribe()
+			select {
+			case _, ok := <-ch:
+				if ok {
+					return fmt.Errorf("zero Client.Subscribe: an event")
+				}
+				return nil
+			case <-time.After(time.Second):
+				return fmt.Errorf("zero Client.Subscribe: channel not closed by its cancel")
+			}
+		},
+	}
+	var covered []string
+	for name, check := range checks {
+		covered = append(covered, name)
+		zeroCall(t, "zero Client."+name, check)
+	}
+	// Close last: afterwards every call may well say ErrClosed.
+	covered = append(covered, "Close")
+	zeroCall(t, "zero Client.Close", func() error { return typed("Close", c.Close()) })
+	zeroCall(t, "zero Client.Close (again)", func() error { return typed("Close", c.Close()) })
+
+	typ := reflect.TypeOf(&c)
+	for i := range typ.NumMethod() {
+		if name := typ.Method(i).Name; !slices.Contains(covered, name) {
+			t.Errorf("%v.%s has no zero-value check", typ, name)
+		}
+	}
+	goleak.VerifyNone(t, ignore)
+}
+
+// zeroCall runs check on its own goroutine and fails the test if it panics,
+// reports an error, or does not return within 10s.
+func zeroCall(t *testing.T, what string, check func() error) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("%s panicked: %v", what, r)
+			}
+		}()
+		done <- check()
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("%s did not return within 10s", what)
+	}
+}

@@ -1,0 +1,220 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// Issue 8, point 4: the token never lies, a downgrade keeps the grant order,
+// and a holder can guard writes kept in ZooKeeper (OwnerCheck) and work
+// (Context) with its holding.
+
+// TestSafetyTokenIsCzxid: on a holding Token is never 0 and is the node's
+// creation zxid, at once after every grant; without a holding it is
+// ErrNotHeld.
+func TestSafetyTokenIsCzxid(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 60*time.Second)
+	obs := connect(t, clientOpts{ns: ns})
+	m := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
+
+	_, err := m.Token(ctx)
+	require.ErrorIs(t, err, mutex.ErrNotHeld)
+	var last int64
+	for i := range 20 {
+		require.NoError(t, m.Lock(ctx))
+		tok, err := m.Token(ctx)
+		require.NoError(t, err, "round %d", i)
+		require.NotZero(t, tok, "round %d", i)
+		require.Equal(t, sfCzxid(t, obs, m.Node()), tok, "round %d: the token is the node's czxid", i)
+		require.Greater(t, tok, last, "round %d", i)
+		last = tok
+		require.NoError(t, m.Unlock(ctx))
+		_, err = m.Token(ctx)
+		require.ErrorIs(t, err, mutex.ErrNotHeld, "round %d, after Unlock", i)
+	}
+}
+
+// TestSafetyTokenAfterLost: once the holding is lost (the link is cut, Lost
+// closes) Token reports ErrLost, never a token. In the race of a cut right
+// after the grant, Token is either the node's czxid or ErrLost, never 0.
+func TestSafetyTokenAfterLost(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 120*time.Second)
+	obs := connect(t, clientOpts{ns: ns})
+	link := clLink(t)
+	c := connect(t, clientOpts{ns: ns, link: link, timeout: 10 * time.Second})
+	sid := c.Session().ID()
+	m := mxNew(t, c, mxLockPath)
+
+	require.NoError(t, m.Lock(ctx))
+	tok, err := m.Token(ctx)
+	require.NoError(t, err)
+	require.Equal(t, sfCzxid(t, obs, m.Node()), tok)
+	link.Cut()
+	require.True(t, mxWaitClosed(m.Lost(), 10*time.Second), "Lost did not close after the cut")
+	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	tok, err = m.Token(tctx)
+	require.ErrorIs(t, err, mutex.ErrLost, "Token of a lost holding (got token %d)", tok)
+	link.Restore()
+	sfWaitReconnected(t, c, sid)
+	sfUnlockLost(t, ctx, obs, m)
+
+	for i := range 5 {
+		require.NoError(t, m.Lock(ctx))
+		node := m.Node()
+		link.Cut()
+		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		tok, err := m.Token(tctx)
+		cancel()
+		if err == nil {
+			require.NotZero(t, tok, "round %d: token 0 with a nil error", i)
+			require.Equal(t, sfCzxid(t, obs, node), tok, "round %d", i)
+		} else {
+			require.True(t, errors.Is(err, mutex.ErrLost) || errors.Is(err, context.DeadlineExceeded),
+				"round %d: Token: %v", i, err)
+		}
+		t.Logf("round %d: Token right after a cut: %d, %v", i, tok, err)
+		link.Restore()
+		sfWaitReconnected(t, c, sid)
+		sfUnlockLost(t, ctx, obs, m)
+	}
+}
+
+// sfUnlockLost unlocks a holding that may have been lost and waits until its
+// node is gone from the server.
+func sfUnlockLost(t *testing.T, ctx context.Context, obs *client.Client, m *mutex.Mutex) {
+	t.Helper()
+	node := m.Node()
+	err := m.Unlock(ctx)
+	if err != nil {
+		t.Logf("Unlock of a lost holding: %v", err)
+	}
+	require.False(t, m.IsHeld())
+	mxEventually(t, 10*time.Second, "the lost holding's node is deleted", func() bool {
+		ok, _, err := obs.Exists(ctx, node)
+		return err == nil && !ok
+	})
+}
+
+// TestSafetyTokenDowngradeOrder: A write-locks (token tA), B queues for the
+// write lock, A downgrades: A's read token is tA; when A releases the read
+// lock, B's write token tB > tA: tokens grow in grant order, so a store that
+// fences on the highest token seen accepts B.
+func TestSafetyTokenDowngradeOrder(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 60*time.Second)
+	obs := connect(t, clientOpts{ns: ns})
+	a, _ := rwHandle(t, clientOpts{ns: ns})
+	b, bc := rwHandle(t, clientOpts{ns: ns})
+
+	require.NoError(t, a.Lock(ctx))
+	tA, err := a.WriteLock().Token(ctx)
+	require.NoError(t, err)
+	writeNode := a.WriteLock().Node()
+	bGot := rwAsync(ctx, b.Lock)
+	rwWaitChildren(t, ctx, obs, 2)
+
+	require.NoError(t, a.Downgrade(ctx))
+	tRead, err := a.ReadLock().Token(ctx)
+	require.NoError(t, err)
+	require.Equal(t, tA, tRead, "the downgraded read holding must carry the writer's token")
+	kids := rwWaitChildren(t, ctx, obs, 2)
+	require.Contains(t, kids[0]+kids[1], rwSequenceSuffix(t, writeNode), "the read node sits at the writer's place")
+	rwStillWaiting(t, bGot, "B while A holds the downgraded read lock")
+
+	require.NoError(t, a.RUnlock(ctx))
+	require.NoError(t, rwDone(t, bGot, "B's write lock"))
+	tB, err := b.WriteLock().Token(ctx)
+	require.NoError(t, err)
+	require.Equal(t, sfCzxid(t, bc, b.WriteLock().Node()), tB)
+	require.Greater(t, tB, tA, "tokens must grow in grant order (A write %d, A read %d, B write %d)", tA, tRead, tB)
+	require.NoError(t, b.Unlock(ctx))
+}
+
+// TestSafetyOwnerCheck: a Multi guarded by OwnerCheck commits while the lock
+// is held; after Unlock OwnerCheck is ErrNotHeld, and a Multi with the op
+// taken while held fails with ErrNoNode and changes nothing.
+func TestSafetyOwnerCheck(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 60*time.Second)
+	c := connect(t, clientOpts{ns: ns})
+	m := mxNew(t, c, mxLockPath)
+	_, err := c.CreateWithParents(ctx, "/data", []byte("v0"), 0)
+	require.NoError(t, err)
+
+	_, err = m.OwnerCheck()
+	require.ErrorIs(t, err, mutex.ErrNotHeld)
+	require.NoError(t, m.Lock(ctx))
+	check, err := m.OwnerCheck()
+	require.NoError(t, err)
+	require.NotNil(t, check)
+	_, err = c.Multi(ctx, check, &zk.SetDataRequest{Path: "/data", Data: []byte("v1"), Version: -1})
+	require.NoError(t, err, "a guarded write while the lock is held")
+	data, _, err := c.Get(ctx, "/data")
+	require.NoError(t, err)
+	require.Equal(t, "v1", string(data))
+
+	require.NoError(t, m.Unlock(ctx))
+	_, err = m.OwnerCheck()
+	require.ErrorIs(t, err, mutex.ErrNotHeld)
+	_, err = c.Multi(ctx, check, &zk.SetDataRequest{Path: "/data", Data: []byte("v2"), Version: -1})
+	require.ErrorIs(t, err, zk.ErrNoNode, "a guarded write after Unlock must fail")
+	data, _, err = c.Get(ctx, "/data")
+	require.NoError(t, err)
+	require.Equal(t, "v1", string(data), "the guarded write after Unlock changed the data")
+}
+
+// TestSafetyHoldingContext: Context on a handle that does not hold is
+// cancelled already (cause ErrNotHeld); on a holding it ends when the
+// holding is released (ErrNotHeld) or lost, the link cut (ErrLost).
+func TestSafetyHoldingContext(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 60*time.Second)
+	obs := connect(t, clientOpts{ns: ns})
+	link := clLink(t)
+	c := connect(t, clientOpts{ns: ns, link: link, timeout: 10 * time.Second})
+	sid := c.Session().ID()
+	m := mxNew(t, c, mxLockPath)
+
+	nctx, ncancel := m.Context(ctx)
+	require.True(t, mxClosed(nctx.Done()), "Context of a handle that does not hold must be cancelled")
+	require.ErrorIs(t, context.Cause(nctx), mutex.ErrNotHeld)
+	ncancel()
+
+	require.NoError(t, m.Lock(ctx))
+	rctx, rcancel := m.Context(ctx)
+	defer rcancel()
+	require.NoError(t, m.Unlock(ctx))
+	require.True(t, mxWaitClosed(rctx.Done(), 5*time.Second), "the context did not end at Unlock")
+	require.ErrorIs(t, context.Cause(rctx), mutex.ErrNotHeld)
+
+	require.NoError(t, m.Lock(ctx))
+	hctx, hcancel := m.Context(ctx)
+	defer hcancel()
+	require.False(t, mxClosed(hctx.Done()))
+	link.Cut()
+	require.True(t, mxWaitClosed(hctx.Done(), 10*time.Second), "the holding's context did not end when the link was cut")
+	require.ErrorIs(t, context.Cause(hctx), mutex.ErrLost)
+	require.True(t, mxClosed(m.Lost()))
+	lctx, lcancel := context.WithTimeout(hctx, 5*time.Second)
+	defer lcancel()
+	require.ErrorIs(t, m.Lock(lctx), mutex.ErrLost, "reentry with a lost holding's context")
+	link.Restore()
+	sfWaitReconnected(t, c, sid)
+	sfUnlockLost(t, ctx, obs, m)
+}
