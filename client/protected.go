@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/google/uuid"
@@ -96,10 +97,11 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 
 // removeProtected deletes a node whose create may have succeeded unseen when
 // the caller gave up (ctx ended, or the policy did), so that no orphan is
-// left in a live session: once now, and then as a guaranteed delete (see
-// DeleteGuaranteed), since the caller's context is already over.
+// left in a live session: at once when it can (within a short bound of its
+// own, since the caller's context is already over), else as a guaranteed
+// delete in the background (see DeleteGuaranteed).
 func (c *Client) removeProtected(parent, tag string) {
-	c.keepDeleting("protected node "+parent+"/"+tag+"*", nil, func(conn *zk.Conn) error {
+	op := func(conn *zk.Conn) error {
 		found, err := c.findProtected(conn, parent, tag)
 		if err != nil || found == nil {
 			return err
@@ -108,8 +110,17 @@ func (c *Client) removeProtected(parent, tag string) {
 			return err
 		}
 		return nil
-	})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), removeWithin)
+	defer cancel()
+	if err := c.run(ctx, op); err == nil || !mayPass(err) {
+		return
+	}
+	c.keepDeleting("protected node "+parent+"/"+tag+"*", nil, op)
 }
+
+// removeWithin bounds the first, synchronous try of removeProtected.
+const removeWithin = 2 * time.Second
 
 type foundNode struct {
 	path string

@@ -68,7 +68,9 @@ func TestMutexNewRejectsBadInput(t *testing.T) {
 	assert.Equal(t, "/a/deeper/lock", m.Path())
 	assert.ErrorIs(t, m.Lock(context.Background()), client.ErrNotStarted)
 
-	var nilM *mutex.Mutex
+	// A zero Mutex (not a nil one: that is a programming error, as with a
+	// nil *sync.Mutex) answers every call with a typed error.
+	nilM := &mutex.Mutex{}
 	ctx := context.Background()
 	assert.ErrorIs(t, nilM.Lock(ctx), client.ErrInvalidArgument)
 	assert.ErrorIs(t, nilM.TryLock(ctx), client.ErrInvalidArgument)
@@ -77,13 +79,15 @@ func TestMutexNewRejectsBadInput(t *testing.T) {
 	assert.ErrorIs(t, err, client.ErrInvalidArgument)
 	assert.False(t, nilM.IsHeld())
 	assert.True(t, mxClosed(nilM.Lost()))
-	assert.Zero(t, nilM.Token())
+	_, err = nilM.Token(ctx)
+	assert.ErrorIs(t, err, client.ErrInvalidArgument)
 	assert.Empty(t, nilM.Node())
 	assert.Empty(t, nilM.Path())
 	assert.ErrorIs(t, mutex.Revoke(ctx, nil, "/lock/x"), client.ErrInvalidArgument)
 }
 
-// TestMutexReentrancy takes one handle three deep: one node, the same path
+// TestMutexReentrancy takes one handle three deep, through the holding's
+// context: one node, the same path
 // and token throughout, gone only at the third Unlock. A fourth Unlock, and
 // an Unlock on a handle that never locked, give ErrNotHeld; TryLock from
 // another handle (even on the same client) gives ErrLocked at once and leaves
@@ -98,18 +102,24 @@ func TestMutexReentrancy(t *testing.T) {
 
 	require.ErrorIs(t, m.Unlock(ctx), mutex.ErrNotHeld, "Unlock before any Lock")
 	require.False(t, m.IsHeld())
-	require.Zero(t, m.Token())
+	require.Zero(t, mxTok(m))
 	require.Empty(t, m.Node())
 
 	require.NoError(t, m.Lock(ctx))
-	node, tok := m.Node(), m.Token()
+	node, tok := m.Node(), mxTok(m)
 	require.Regexp(t, mxNodeName, mxBase(node))
 	require.Equal(t, mxLockPath, node[:len(mxLockPath)])
 	require.Positive(t, tok)
-	require.NoError(t, m.Lock(ctx))
-	require.NoError(t, m.TryLock(ctx), "TryLock on the handle that holds is reentrant")
+	// Reentrancy travels in the holding's context, not in the handle.
+	hctx, hcancel := m.Context(ctx)
+	defer hcancel()
+	require.NoError(t, m.Lock(hctx))
+	require.NoError(t, m.TryLock(hctx), "TryLock with the holding's context is reentrant")
+	var le *mutex.LockedError
+	require.ErrorAs(t, m.TryLock(ctx), &le, "TryLock without it is another goroutine's: it fails")
+	require.True(t, le.Local)
 	require.Equal(t, node, m.Node(), "reentrant Lock changed the node")
-	require.Equal(t, tok, m.Token(), "reentrant Lock changed the token")
+	require.Equal(t, tok, mxTok(m), "reentrant Lock changed the token")
 	require.Equal(t, []string{mxBase(node)}, mxChildren(t, other, mxLockPath), "reentrant Lock made another node")
 
 	// Contenders from elsewhere fail at once and leave nothing behind; the
@@ -139,13 +149,13 @@ func TestMutexReentrancy(t *testing.T) {
 	require.False(t, mxExists(t, other, node), "node still there after the last Unlock")
 	require.True(t, mxClosed(lost), "Lost still open after the last Unlock")
 	require.True(t, mxClosed(m.Lost()), "Lost of a handle that does not hold is open")
-	require.Zero(t, m.Token())
+	require.Zero(t, mxTok(m))
 	require.ErrorIs(t, m.Unlock(ctx), mutex.ErrNotHeld, "a fourth Unlock")
 
 	// The handle can lock again, with a new node.
 	require.NoError(t, m.TryLock(ctx))
 	require.NotEqual(t, node, m.Node())
-	require.Greater(t, m.Token(), tok)
+	require.Greater(t, mxTok(m), tok)
 	require.NoError(t, m.Unlock(ctx))
 }
 
@@ -163,6 +173,8 @@ func TestMutexLostOnClose(t *testing.T) {
 
 	require.NoError(t, m.Lock(ctx))
 	lost, node := m.Lost(), m.Node()
+	hctx, hcancel := m.Context(ctx)
+	defer hcancel()
 	require.False(t, mxClosed(lost), "Lost closed while holding")
 	time.Sleep(100 * time.Millisecond)
 	require.False(t, mxClosed(lost), "Lost closed while holding, untouched")
@@ -172,7 +184,8 @@ func TestMutexLostOnClose(t *testing.T) {
 	mxEventually(t, 10*time.Second, "the node goes with the closed session", func() bool {
 		return !mxExists(t, obs, node)
 	})
-	require.ErrorIs(t, m.Lock(ctx), mutex.ErrLost, "reentrant Lock on a lost holding")
+	require.ErrorIs(t, m.Lock(hctx), mutex.ErrLost, "reentrant Lock on a lost holding")
+	require.ErrorIs(t, context.Cause(hctx), mutex.ErrLost)
 	require.ErrorIs(t, m.Unlock(ctx), client.ErrClosed)
 	require.False(t, m.IsHeld())
 	require.ErrorIs(t, m.Lock(ctx), client.ErrClosed, "Lock on a closed client")

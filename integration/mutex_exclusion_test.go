@@ -65,7 +65,7 @@ func TestMutexExclusion(t *testing.T) {
 						break
 					}
 				}
-				tok := p.m.Token()
+				tok := mxTok(p.m)
 				if tok <= lastToken.Load() {
 					badTokens.Add(1)
 				}

@@ -139,7 +139,7 @@ func TestMutexParticipants(t *testing.T) {
 
 	require.Equal(t, a.Node(), ps[0].Path, "the holder is not listed first")
 	require.Equal(t, mxLockPath+"/"+ps[0].Name, ps[0].Path)
-	require.Equal(t, a.Token(), ps[0].Czxid)
+	require.Equal(t, mxTok(a), ps[0].Czxid)
 	require.Equal(t, "node-A", string(ps[0].Data))
 	require.Equal(t, mxDefaultData(t), string(ps[1].Data), "default node data")
 	require.Equal(t, mxDefaultData(t), string(ps[2].Data), "WithData(nil) should mean the default")

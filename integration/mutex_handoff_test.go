@@ -51,20 +51,20 @@ func TestMutexFastHandoff(t *testing.T) {
 	mxWaitQueued(t, h.m, 2)
 	r2 := mxLockAsync(ctx, w2.m)
 	mxWaitQueued(t, h.m, 3)
-	// A waiter is settled once it has sent its watches: on the node it waits
-	// for, and for W2 also on H, the node before W1. (A waiter does not watch
-	// its own node; a holder does, from the moment it holds.)
+	// A waiter is settled once it has sent its reads: of its own node (with
+	// its first listing: the token and the owner check), of the node it waits
+	// for, and for W2 also of H, the node before W1.
 	for name, w := range map[string]struct {
 		p    proc
 		want int64
-	}{"W1": {w1, 1}, "W2": {w2, 2}} {
+	}{"W1": {w1, 2}, "W2": {w2, 3}} {
 		mxEventually(t, 10*time.Second, name+" sets its watches", func() bool {
 			return w.p.link.Requests(faultlink.OpGetData) >= w.want
 		})
 	}
 	time.Sleep(mxLinkSettle)
-	require.Equal(t, int64(1), w1.link.Requests(faultlink.OpGetData), "W1 watches H, nothing else")
-	require.Equal(t, int64(2), w2.link.Requests(faultlink.OpGetData), "W2 watches W1 and H, nothing else")
+	require.Equal(t, int64(2), w1.link.Requests(faultlink.OpGetData), "W1 reads its own node and watches H, nothing else")
+	require.Equal(t, int64(3), w2.link.Requests(faultlink.OpGetData), "W2 reads its own node and watches W1 and H, nothing else")
 	l1, l2 := mxListings(w1.link), mxListings(w2.link)
 	require.Equal(t, int64(1), l1)
 	require.Equal(t, int64(1), l2)

@@ -163,3 +163,12 @@ func mxNames(ps []mutex.Participant) []string {
 
 // mxBase is the name of the node at p.
 func mxBase(p string) string { return path.Base(p) }
+
+// mxTok is a handle's fencing token, or 0 when Token fails (not held, lost).
+func mxTok(l mutex.Locker) int64 {
+	t, err := l.Token(context.Background())
+	if err != nil {
+		return 0
+	}
+	return t
+}

@@ -50,6 +50,8 @@ func TestMutexHolderSessionExpires(t *testing.T) {
 	waiter := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
 
 	require.NoError(t, holder.Lock(ctx))
+	hctx, hcancel := holder.Context(ctx)
+	defer hcancel()
 	res := mxLockAsync(ctx, waiter)
 	mxWaitQueued(t, waiter, 2)
 	lw := mxWatchLost(holder.Lost(), hc)
@@ -64,7 +66,7 @@ func TestMutexHolderSessionExpires(t *testing.T) {
 	require.NoError(t, lw.sessErr, "Lost should close at the suspension, before the session is lost")
 
 	require.True(t, holder.IsHeld(), "a lost holding stays until unlocked")
-	require.ErrorIs(t, holder.Lock(ctx), mutex.ErrLost)
+	require.ErrorIs(t, holder.Lock(hctx), mutex.ErrLost)
 	mxEventually(t, 10*time.Second, "the holder's client gives its session up", func() bool {
 		return errors.Is(hc.Session().Err(), client.ErrSessionLost)
 	})
@@ -111,9 +113,11 @@ func TestMutexHolderSessionExpiresLostOnSessionLossOnly(t *testing.T) {
 }
 
 // TestMutexWaiterSessionExpires cuts a waiter's link until its session is
-// lost: its Lock fails with an error wrapping client.ErrSessionLost, its node
-// goes, and the waiter queued behind it still gets the lock, and only when
-// the holder releases.
+// lost. Nothing was held, so its Lock does not fail: its old node goes with
+// the session, the waiter queued behind it gets the lock when the holder
+// releases, and once the link is back the doomed waiter queues again, at
+// the back, with a node of its new session, and gets the lock in its turn
+// without being asked twice.
 func TestMutexWaiterSessionExpires(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
@@ -121,7 +125,8 @@ func TestMutexWaiterSessionExpires(t *testing.T) {
 	obs := connect(t, clientOpts{ns: ns})
 	holder := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
 	link := faultlink.New()
-	doomed := mxNew(t, connect(t, clientOpts{ns: ns, link: link, timeout: mxShortSession}), mxLockPath)
+	dc := connect(t, clientOpts{ns: ns, link: link, timeout: mxShortSession})
+	doomed := mxNew(t, dc, mxLockPath)
 	behind := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
 
 	require.NoError(t, holder.Lock(ctx))
@@ -132,21 +137,32 @@ func TestMutexWaiterSessionExpires(t *testing.T) {
 	ps = mxWaitQueued(t, holder, 3)
 	behindNode := ps[2].Name
 	time.Sleep(50 * time.Millisecond) // let both settle into waiting
+	oldSession := dc.Session()
 
 	link.Cut()
-	r := mxAwait(t, rd, 20*time.Second, "the waiter whose session expires")
-	require.ErrorIs(t, r.err, client.ErrSessionLost)
-	require.False(t, doomed.IsHeld())
+	mxEventually(t, 20*time.Second, "the doomed waiter's client gives its session up", func() bool {
+		return errors.Is(oldSession.Err(), client.ErrSessionLost)
+	})
 	mxEventually(t, 10*time.Second, "the expired waiter's node goes", func() bool {
-		kids := mxChildren(t, obs, mxLockPath)
-		for _, k := range kids {
+		for _, k := range mxChildren(t, obs, mxLockPath) {
 			if k == doomedNode {
 				return false
 			}
 		}
 		return true
 	})
+	mxPending(t, rd, "the waiter whose session was lost")
 	require.Equal(t, []string{mxBase(holder.Node()), behindNode}, mxNames(mxWaitQueued(t, holder, 2)))
+
+	link.Restore()
+	ps = mxWaitQueued(t, holder, 3)
+	require.Equal(t, []string{mxBase(holder.Node()), behindNode}, mxNames(ps[:2]))
+	requeued := ps[2]
+	require.NotEqual(t, doomedNode, requeued.Name, "the doomed waiter queues again with a new node")
+	_, st, err := obs.Exists(ctx, requeued.Path)
+	require.NoError(t, err)
+	require.Equal(t, dc.Session().ID(), st.EphemeralOwner, "the new node belongs to the new session")
+	require.NotEqual(t, oldSession.ID(), st.EphemeralOwner)
 
 	time.Sleep(200 * time.Millisecond)
 	mxPending(t, rb, "the waiter behind (while the holder holds)")
@@ -154,6 +170,9 @@ func TestMutexWaiterSessionExpires(t *testing.T) {
 	require.NoError(t, holder.Unlock(ctx))
 	require.NoError(t, mxAwait(t, rb, 10*time.Second, "the waiter behind").err)
 	require.Equal(t, mxLockPath+"/"+behindNode, behind.Node())
+	mxPending(t, rd, "the requeued waiter (while the waiter behind holds)")
 	require.NoError(t, behind.Unlock(ctx))
-	link.Restore()
+	require.NoError(t, mxAwait(t, rd, 10*time.Second, "the requeued waiter").err)
+	require.Equal(t, requeued.Path, doomed.Node())
+	require.NoError(t, doomed.Unlock(ctx))
 }

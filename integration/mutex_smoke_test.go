@@ -24,9 +24,9 @@ func TestMutexSmoke(t *testing.T) {
 	got := make(chan error, 1)
 	go func() { got <- b.Lock(ctx) }()
 	time.Sleep(200 * time.Millisecond)
-	tokA := a.Token()
+	tokA := mxTok(a)
 	require.NoError(t, a.Unlock(ctx))
 	require.NoError(t, <-got)
-	require.Greater(t, b.Token(), tokA)
+	require.Greater(t, mxTok(b), tokA)
 	require.NoError(t, b.Unlock(ctx))
 }

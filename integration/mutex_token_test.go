@@ -26,14 +26,14 @@ func TestMutexTokensIncrease(t *testing.T) {
 	for i := range 50 {
 		m := ms[i%len(ms)]
 		require.NoError(t, m.Lock(ctx))
-		tok := m.Token()
+		tok := mxTok(m)
 		require.Greater(t, tok, last, "holder %d", i)
 		_, st, err := obs.Exists(ctx, m.Node())
 		require.NoError(t, err)
 		require.Equal(t, st.Czxid, tok, "the token is the node's creation zxid")
 		last = tok
 		require.NoError(t, m.Unlock(ctx))
-		require.Zero(t, m.Token(), "token after Unlock")
+		require.Zero(t, mxTok(m), "token after Unlock")
 	}
 
 	mxEventually(t, 10*time.Second, "the empty lock directory is reaped", func() bool {
@@ -41,7 +41,7 @@ func TestMutexTokensIncrease(t *testing.T) {
 	})
 	m := ms[0]
 	require.NoError(t, m.Lock(ctx))
-	require.Greater(t, m.Token(), last, "token after the directory was re-created")
+	require.Greater(t, mxTok(m), last, "token after the directory was re-created")
 	require.NoError(t, m.Unlock(ctx))
 }
 
@@ -59,7 +59,9 @@ func TestMutexDirectoryReaped(t *testing.T) {
 	d := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
 
 	require.NoError(t, a.Lock(ctx))
-	require.NoError(t, a.Lock(ctx))
+	actx, acancel := a.Context(ctx)
+	defer acancel()
+	require.NoError(t, a.Lock(actx)) // reentrant
 	rb := mxLockAsync(ctx, b)
 	mxWaitQueued(t, a, 2)
 	cctx, cancel := context.WithCancel(ctx)

@@ -8,11 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
-// TestRWLockReentrancy: each side of a handle counts its own acquisitions,
-// and only the last release of a side gives that side up.
+// TestRWLockReentrancy: reentrancy through the holdings' contexts; each side
+// of a handle counts its own levels, and only the last release of a side
+// gives that side up.
 func TestRWLockReentrancy(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
@@ -22,11 +24,15 @@ func TestRWLockReentrancy(t *testing.T) {
 	b, _ := rwHandle(t, clientOpts{ns: ns})
 
 	require.NoError(t, a.Lock(ctx))
-	require.NoError(t, a.Lock(ctx))
-	require.NoError(t, a.TryLock(ctx))
-	require.NoError(t, a.RLock(ctx)) // downgrade node
-	require.NoError(t, a.RLock(ctx))
-	require.NoError(t, a.Lock(ctx), "more writes while also reading: reentrant, not an upgrade")
+	wctx, wcancel := a.WriteLock().Context(ctx)
+	defer wcancel()
+	require.NoError(t, a.Lock(wctx))
+	require.NoError(t, a.TryLock(wctx))
+	require.NoError(t, a.RLock(wctx)) // read under write: a node at the writer's place
+	rctx, rcancel := a.ReadLock().Context(wctx)
+	defer rcancel()
+	require.NoError(t, a.RLock(rctx))
+	require.NoError(t, a.Lock(rctx), "more writes while also reading: reentrant, not an upgrade")
 	require.Len(t, rwChildren(t, ctx, obs), 2, "one node per side, whatever the counts")
 
 	for i := 0; i < 3; i++ {
@@ -55,8 +61,9 @@ func TestRWLockReentrancy(t *testing.T) {
 	require.NoError(t, b.Unlock(ctx))
 }
 
-// TestRWLockLostAndToken: each side has its own Lost channel and fencing
-// token, and the tokens of successive holders grow.
+// TestRWLockLostAndToken: each side has its own Lost channel; a read taken
+// under the write holding carries the writer's token; the tokens of
+// successive holders grow.
 func TestRWLockLostAndToken(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
@@ -65,23 +72,25 @@ func TestRWLockLostAndToken(t *testing.T) {
 	b, _ := rwHandle(t, clientOpts{ns: ns})
 	ws, rs := a.WriteLock(), a.ReadLock()
 
-	for _, s := range []*rwlock.Side{ws, rs} {
+	for _, s := range []*mutex.Mutex{ws, rs} {
 		rwRequireClosed(t, s.Lost(), "Lost of a side that does not hold")
-		require.Zero(t, s.Token())
+		require.Zero(t, mxTok(s))
 		require.Empty(t, s.Node())
 	}
 
 	require.NoError(t, a.Lock(ctx))
 	rwRequireOpen(t, ws.Lost(), "write Lost while held")
 	rwRequireClosed(t, rs.Lost(), "read Lost while only the write side holds")
-	wTok := ws.Token()
+	wTok := mxTok(ws)
 	require.Positive(t, wTok)
-	require.Zero(t, rs.Token())
+	require.Zero(t, mxTok(rs))
 	require.NotEmpty(t, ws.Node())
 
-	require.NoError(t, a.RLock(ctx))
-	rTok := rs.Token()
-	require.Greater(t, rTok, wTok, "the read node was created after the write node")
+	wctx, wcancel := ws.Context(ctx)
+	defer wcancel()
+	require.NoError(t, a.RLock(wctx))
+	rTok := mxTok(rs)
+	require.Equal(t, wTok, rTok, "a read taken under the write holding continues it, with its token")
 	wLost, rLost := ws.Lost(), rs.Lost()
 	rwRequireOpen(t, wLost, "write Lost")
 	rwRequireOpen(t, rLost, "read Lost")
@@ -89,18 +98,18 @@ func TestRWLockLostAndToken(t *testing.T) {
 	require.NoError(t, a.Unlock(ctx))
 	rwRequireClosed(t, wLost, "write Lost after Unlock")
 	rwRequireOpen(t, rLost, "read Lost after the write side's Unlock")
-	require.Zero(t, ws.Token())
-	require.Equal(t, rTok, rs.Token())
+	require.Zero(t, mxTok(ws))
+	require.Equal(t, rTok, mxTok(rs))
 
 	require.NoError(t, a.RUnlock(ctx))
 	rwRequireClosed(t, rLost, "read Lost after RUnlock")
-	require.Zero(t, rs.Token())
+	require.Zero(t, mxTok(rs))
 
 	require.NoError(t, b.Lock(ctx))
-	require.Greater(t, b.WriteLock().Token(), rTok, "a later holder has a larger token")
+	require.Greater(t, mxTok(b.WriteLock()), rTok, "a later holder has a larger token")
 	require.NoError(t, b.Unlock(ctx))
 	require.NoError(t, b.RLock(ctx))
-	require.Greater(t, b.ReadLock().Token(), rTok)
+	require.Greater(t, mxTok(b.ReadLock()), rTok)
 	require.NoError(t, b.RUnlock(ctx))
 }
 
@@ -153,26 +162,29 @@ func TestRWLockBadInput(t *testing.T) {
 	_, err = rwlock.New(c, rwDir, nil)
 	require.ErrorIs(t, err, client.ErrInvalidArgument)
 
-	var rw *rwlock.RWMutex
+	// Zero values (not nil pointers: those are programming errors, as with
+	// a nil *sync.RWMutex) answer every call with a typed error.
+	rw := &rwlock.RWMutex{}
 	for name, f := range map[string]func(context.Context) error{
 		"Lock": rw.Lock, "TryLock": rw.TryLock, "Unlock": rw.Unlock,
 		"RLock": rw.RLock, "TryRLock": rw.TryRLock, "RUnlock": rw.RUnlock,
 	} {
-		require.ErrorIs(t, f(ctx), client.ErrInvalidArgument, "nil handle's %s", name)
+		require.ErrorIs(t, f(ctx), client.ErrInvalidArgument, "zero handle's %s", name)
 	}
 	_, err = rw.Participants(ctx)
 	require.ErrorIs(t, err, client.ErrInvalidArgument)
 	require.Empty(t, rw.Path())
-	require.Nil(t, rw.ReadLock())
-	require.Nil(t, rw.WriteLock())
+	require.ErrorIs(t, rw.Downgrade(ctx), client.ErrInvalidArgument)
+	require.False(t, rw.ReadLock().IsHeld())
+	require.False(t, rw.WriteLock().IsHeld())
 
-	var s *rwlock.Side
+	s := &mutex.Mutex{}
 	require.ErrorIs(t, s.Lock(ctx), client.ErrInvalidArgument)
 	require.ErrorIs(t, s.TryLock(ctx), client.ErrInvalidArgument)
 	require.ErrorIs(t, s.Unlock(ctx), client.ErrInvalidArgument)
 	require.False(t, s.IsHeld())
-	rwRequireClosed(t, s.Lost(), "nil side's Lost")
-	require.Zero(t, s.Token())
+	rwRequireClosed(t, s.Lost(), "zero side's Lost")
+	require.Zero(t, mxTok(s))
 	require.Empty(t, s.Node())
 
 	// Releasing what was never taken.

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func TestRWLockDowngrade(t *testing.T) {
 	bGot := rwAsync(ctx, b.Lock) // queues behind a's write node
 	rwWaitChildren(t, ctx, obs, 2)
 
-	require.NoError(t, a.RLock(ctx), "downgrade must not wait")
+	require.NoError(t, a.RLock(rwUnderWrite(t, ctx, a)), "downgrade must not wait")
 	readNode := a.ReadLock().Node()
 	require.True(t, strings.HasSuffix(readNode, rwSequenceSuffix(t, writeNode)),
 		"read node %s takes the writer's place %s", readNode, writeNode)
@@ -63,7 +64,7 @@ func TestRWLockDowngradeThenQueue(t *testing.T) {
 	b, _ := rwHandle(t, clientOpts{ns: ns})
 
 	require.NoError(t, a.Lock(ctx))
-	require.NoError(t, a.RLock(ctx))
+	require.NoError(t, a.RLock(rwUnderWrite(t, ctx, a)))
 	bGot := rwAsync(ctx, b.Lock)
 	rwWaitChildren(t, ctx, obs, 3)
 	rwStillWaiting(t, bGot, "writer b")
@@ -87,12 +88,22 @@ func TestRWLockUpgrade(t *testing.T) {
 	before := rwChildren(t, ctx, obs)
 	require.Len(t, before, 1)
 
-	// A waiting Lock would run into ctx's deadline; ErrUpgrade must come first.
-	upCtx := ctxT(t, 10*time.Second)
+	// The goroutine that holds the read lock (its context carries it) asks
+	// for the write lock: a waiting Lock would run into ctx's deadline;
+	// ErrUpgrade must come first.
+	rctx, rcancel := a.ReadLock().Context(ctx)
+	defer rcancel()
+	upCtx, upCancel := context.WithTimeout(rctx, 10*time.Second)
+	defer upCancel()
 	require.ErrorIs(t, a.Lock(upCtx), rwlock.ErrUpgrade)
 	require.NoError(t, upCtx.Err(), "Lock waited instead of failing at once")
-	require.ErrorIs(t, a.TryLock(ctx), rwlock.ErrUpgrade)
-	require.ErrorIs(t, a.WriteLock().Lock(ctx), rwlock.ErrUpgrade)
+	require.ErrorIs(t, a.TryLock(rctx), rwlock.ErrUpgrade)
+	require.ErrorIs(t, a.WriteLock().Lock(rctx), rwlock.ErrUpgrade)
+	// Another goroutine (no such context) would wait, as with sync.RWMutex;
+	// its TryLock says the handle is busy here.
+	var le *rwlock.LockedError
+	require.ErrorAs(t, a.TryLock(ctx), &le)
+	require.True(t, le.Local)
 	require.False(t, a.WriteLock().IsHeld())
 	require.Equal(t, before, rwChildren(t, ctx, obs), "a failed upgrade left a node")
 

@@ -65,7 +65,7 @@ func TestRWLockWriterSessionExpires(t *testing.T) {
 		s := wc.Session()
 		return s != nil && s.ID() != wSession && s.Err() == nil
 	}, 20*time.Second, 20*time.Millisecond, "the writer's client never got a new session")
-	require.ErrorIs(t, w.Lock(ctx), rwlock.ErrLost, "a reentrant Lock on a lost holding")
+	require.ErrorIs(t, w.Lock(rwUnderWrite(t, ctx, w)), rwlock.ErrLost, "a reentrant Lock on a lost holding")
 	_ = w.Unlock(ctx) // its node is gone already; what matters is the handle is free again
 	require.False(t, w.WriteLock().IsHeld())
 	wGot := rwAsync(ctx, w.Lock)
@@ -77,9 +77,10 @@ func TestRWLockWriterSessionExpires(t *testing.T) {
 	require.NoError(t, w.Unlock(ctx))
 }
 
-// TestRWLockWaiterSessionExpires cuts a waiting reader off: its wait ends
-// with an error once its session is given up, its node goes with the
-// session, and the holder and the queue behind are unaffected.
+// TestRWLockWaiterSessionExpires cuts a waiting reader off: its node goes
+// with its session, but its RLock does not fail (it held nothing): once the
+// link is back it queues again, at the back, and reads in its turn. The
+// holder and the queue behind are unaffected.
 func TestRWLockWaiterSessionExpires(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
@@ -90,26 +91,41 @@ func TestRWLockWaiterSessionExpires(t *testing.T) {
 	require.NoError(t, w.Lock(ctx))
 	link := faultlink.New()
 	t.Cleanup(link.Close)
-	r, _ := rwHandle(t, clientOpts{ns: ns, link: link, timeout: 1500 * time.Millisecond})
+	r, rc := rwHandle(t, clientOpts{ns: ns, link: link, timeout: 1500 * time.Millisecond})
 	rGot := rwAsync(ctx, r.RLock)
 	w2, _ := rwHandle(t, clientOpts{ns: ns})
 	rwWaitChildren(t, ctx, obs, 2)
 	w2Got := rwAsync(ctx, w2.Lock)
 	rwWaitChildren(t, ctx, obs, 3)
+	oldSession := rc.Session()
 
 	link.Cut()
-	err := rwDone(t, rGot, "the cut-off reader")
-	require.Error(t, err, "a reader whose session is gone must not hold")
-	require.False(t, r.ReadLock().IsHeld())
-	t.Logf("cut-off reader: %v", err)
+	require.Eventually(t, func() bool { return oldSession.Err() != nil }, 20*time.Second, 20*time.Millisecond,
+		"the reader's client never gave its session up")
 	kids := rwWaitChildren(t, ctx, obs, 2) // the server expired the reader's session
 	for _, k := range kids {
 		require.Contains(t, k, rwlock.WriteLockName)
 	}
+	rwStillWaiting(t, rGot, "the cut-off reader (it held nothing, so it keeps trying)")
+	link.Restore()
+	kids = rwWaitChildren(t, ctx, obs, 3) // the reader queued again, behind writer 2
+	readers := 0
+	for _, k := range kids {
+		if strings.Contains(k, rwlock.ReadLockName) {
+			readers++
+		}
+	}
+	require.Equal(t, 1, readers, "one read node (the requeued reader's) in %v", kids)
+	require.False(t, r.ReadLock().IsHeld())
+
 	rwStillWaiting(t, w2Got, "writer 2 behind the holder")
 	require.NoError(t, w.Unlock(ctx))
 	require.NoError(t, rwDone(t, w2Got, "writer 2"))
+	rwStillWaiting(t, rGot, "the requeued reader behind writer 2")
 	require.NoError(t, w2.Unlock(ctx))
+	require.NoError(t, rwDone(t, rGot, "the requeued reader"))
+	require.True(t, r.ReadLock().IsHeld())
+	require.NoError(t, r.RUnlock(ctx))
 }
 
 // TestRWLockLostOnSuspension: by default both sides' Lost close as soon as
@@ -145,7 +161,9 @@ func TestRWLockLostOnSuspension(t *testing.T) {
 		rw, err := rwlock.New(c, rwDir, opts...)
 		require.NoError(t, err)
 		require.NoError(t, rw.Lock(ctx))
-		require.NoError(t, rw.RLock(ctx)) // downgrade: both sides hold
+		wctx, wcancel := rw.WriteLock().Context(ctx)
+		require.NoError(t, rw.RLock(wctx)) // read under write: both sides hold
+		rctx, rcancel := rw.ReadLock().Context(wctx)
 		wLost, rLost := rw.WriteLock().Lost(), rw.ReadLock().Lost()
 		rwRequireOpen(t, wLost, "write Lost before the outage")
 		rwRequireOpen(t, rLost, "read Lost before the outage")
@@ -154,8 +172,8 @@ func TestRWLockLostOnSuspension(t *testing.T) {
 		if lenient {
 			rwRequireOpen(t, wLost, "lenient write Lost after a short outage")
 			rwRequireOpen(t, rLost, "lenient read Lost after a short outage")
-			require.NoError(t, rw.Lock(ctx), "reentrant write on a holding that was not lost")
-			require.NoError(t, rw.RLock(ctx), "reentrant read on a holding that was not lost")
+			require.NoError(t, rw.Lock(rctx), "reentrant write on a holding that was not lost")
+			require.NoError(t, rw.RLock(rctx), "reentrant read on a holding that was not lost")
 			require.NoError(t, rw.Unlock(ctx))
 			require.NoError(t, rw.RUnlock(ctx))
 		} else {
@@ -165,8 +183,8 @@ func TestRWLockLostOnSuspension(t *testing.T) {
 				t.Fatal("write Lost stayed open over a suspension")
 			}
 			rwRequireClosed(t, rLost, "read Lost after a suspension")
-			require.ErrorIs(t, rw.Lock(ctx), rwlock.ErrLost)
-			require.ErrorIs(t, rw.RLock(ctx), rwlock.ErrLost)
+			require.ErrorIs(t, rw.Lock(rctx), rwlock.ErrLost)
+			require.ErrorIs(t, rw.RLock(rctx), rwlock.ErrLost)
 		}
 		// The session lived on, and so did the nodes: releasing removes them.
 		require.Len(t, rwChildren(t, ctx, obs), 2)
@@ -175,6 +193,8 @@ func TestRWLockLostOnSuspension(t *testing.T) {
 		require.False(t, rw.WriteLock().IsHeld())
 		require.False(t, rw.ReadLock().IsHeld())
 		require.Empty(t, rwChildren(t, ctx, obs))
+		rcancel()
+		wcancel()
 	}
 }
 
@@ -209,9 +229,10 @@ func TestRWLockNoDowngradeOnLostWrite(t *testing.T) {
 	require.True(t, a.WriteLock().IsHeld(), "a has not unlocked yet")
 	rwRequireClosed(t, a.WriteLock().Lost(), "a's lost write holding")
 
-	rctx, cancel := context.WithTimeout(ctx, time.Second)
+	rctx, cancel := context.WithTimeout(rwUnderWrite(t, ctx, a), time.Second)
 	defer cancel()
 	err := a.RLock(rctx)
+	require.ErrorIs(t, err, rwlock.ErrLost)
 	held := a.ReadLock().IsHeld()
 	kids := rwChildren(t, ctx, obs)
 	if held {

@@ -108,3 +108,14 @@ func (l *rwLog) list() []string {
 
 // index is the position of ev in the log, or -1.
 func (l *rwLog) index(ev string) int { return slices.Index(l.list(), ev) }
+
+// rwUnderWrite returns a context that carries rw's write holding, so that
+// rw.RLock with it takes the read lock beside the write lock (Curator's
+// downgrade spelling) instead of waiting for the handle's own writer.
+func rwUnderWrite(t testing.TB, ctx context.Context, rw *rwlock.RWMutex) context.Context {
+	t.Helper()
+	wctx, cancel := rw.WriteLock().Context(ctx)
+	t.Cleanup(cancel)
+	require.True(t, rw.WriteLock().IsHeld(), "rwUnderWrite without a write holding")
+	return wctx
+}

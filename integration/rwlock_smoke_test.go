@@ -20,15 +20,17 @@ func TestRWLockSmoke(t *testing.T) {
 
 	require.NoError(t, a.RLock(ctx))
 	require.NoError(t, b.TryRLock(ctx), "readers share")
-	require.ErrorIs(t, b.TryLock(ctx), rwlock.ErrUpgrade)
+	bctx, bcancel := b.ReadLock().Context(ctx)
+	require.ErrorIs(t, b.TryLock(bctx), rwlock.ErrUpgrade)
+	bcancel()
 	require.NoError(t, b.RUnlock(ctx))
 	require.ErrorIs(t, b.TryLock(ctx), rwlock.ErrLocked, "a reader holds")
 	require.NoError(t, a.RUnlock(ctx))
 
 	// Downgrade: write, then read, then release write: still reading, writers blocked.
 	require.NoError(t, a.Lock(ctx))
-	require.NoError(t, a.RLock(ctx))
-	require.NoError(t, a.Unlock(ctx))
+	require.NoError(t, a.Downgrade(ctx))
+	require.False(t, a.WriteLock().IsHeld())
 	require.ErrorIs(t, b.TryLock(ctx), rwlock.ErrLocked)
 	require.NoError(t, b.TryRLock(ctx))
 	require.NoError(t, b.RUnlock(ctx))

@@ -35,7 +35,7 @@ func TestRWLockWireLayout(t *testing.T) {
 	require.NoError(t, err)
 
 	require.NoError(t, a.Lock(ctx))
-	require.NoError(t, a.RLock(ctx)) // downgrade node
+	require.NoError(t, a.RLock(rwUnderWrite(t, ctx, a))) // downgrade node
 	bGot := rwAsync(ctx, b.RLock)
 	rwWaitChildren(t, ctx, obs, 3)
 	cGot := rwAsync(ctx, c.Lock)
