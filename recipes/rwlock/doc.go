@@ -1,29 +1,38 @@
-// Package rwlock is a distributed, reentrant read/write lock on ZooKeeper:
-// the Go counterpart of Apache Curator's InterProcessReadWriteLock, wire
-// compatible with it.
+// Package rwlock is a distributed read/write lock on ZooKeeper: the Go
+// counterpart of Apache Curator's InterProcessReadWriteLock, wire compatible
+// with it.
 //
 // Readers and writers queue as protected EPHEMERAL_SEQUENTIAL nodes
 // "_c_<uuid>-__READ__<seq>" and "_c_<uuid>-__WRIT__<seq>" in one directory.
 // A writer holds when its node is first of all; otherwise it watches the
 // node just before its own. A reader holds when no writer node sorts before
 // it; otherwise it watches the LAST writer before it (Curator watches the
-// first, which wakes a reader once per writer ahead; the last wakes it once).
-// Both use the shared queue core's fast handoff: when the node waited for
-// was the only thing in the way, its deletion is the grant; and both also
-// watch the node before the one they wait for, to list again early.
+// first, which wakes a reader once per writer ahead; the last wakes it
+// once). Both hand off fast, as the queue core's package doc explains.
 //
-// # Downgrade and upgrade
+// # Handles are shared like sync.RWMutex
 //
-// A handle that holds the write lock may take the read lock at once: like
-// Curator it creates a plain EPHEMERAL read node carrying the writer's
-// sequence number, which sorts at the writer's place, so after the write
-// lock is released the handle still reads and later writers stay queued.
-// The opposite, taking the write lock while holding only the read lock, can
-// never succeed (the handle's own read node stands before any new write
-// node), so Lock returns ErrUpgrade at once instead of deadlocking.
+// Each side of an RWMutex is a *mutex.Mutex. Goroutines that share one
+// RWMutex behave as with sync.RWMutex: readers share the handle's one read
+// node, the handle's writer waits for them in the process, readers wait for
+// the handle's writer, and a waiting writer holds new readers back. Each
+// holding has its own Lost channel, Token and Context, with the mutex's
+// semantics (see package mutex).
 //
-// Each side of a handle is reentrant and counts on its own; each holding has
-// its own Lost channel and fencing Token, with the mutex's semantics (see
-// package mutex). A handle is safe for concurrent use; its ownership is
-// shared by every goroutine that uses it.
+// # Downgrade, reentrancy and upgrade
+//
+// Downgrade turns the write holding into a read holding at the writer's
+// place in the queue: like Curator it creates a plain EPHEMERAL read node
+// carrying the writer's sequence number, then releases the write node, so
+// later writers stay queued behind the reader. The read holding continues
+// the write holding, so it keeps the writer's fencing token: tokens still
+// grow in grant order.
+//
+// Curator ties reentrancy to a Java thread; here it travels in a context
+// (see mutex.Mutex.Context). With the write holding's context, RLock takes
+// the read lock at once beside the write lock (Curator's spelling of a
+// downgrade) and Lock reenters; with the read holding's context, RLock
+// reenters and Lock fails at once with ErrUpgrade, since the handle's own
+// read node stands before any new write node and that upgrade would wait
+// forever.
 package rwlock
