@@ -325,8 +325,8 @@ func (c *Client) dial(gen uint64) error {
 		zk.WithLogger(zkLogger{c.log}),
 		zk.WithLogInfo(false),
 	)
-	if err != nil {
-		return fmt.Errorf("zkrecipes/client: connect to %v: %w", c.cfg.servers, err)
+	if err != nil { // no server at all: New rejects that, a zero Client has none
+		return invalidArg("connect to %v: %v", c.cfg.servers, err)
 	}
 	ref.conn = conn
 	close(ref.ready)

@@ -15,24 +15,19 @@
 // server that its session expired; it then opens a fresh connection, so the
 // session it declared lost can never come back to life.
 //
-// Suspended comes from the server's clock, not only from silence. The
-// server expires a session T (the negotiated timeout, see SessionTimeout)
-// after the last frame it received from the client; watch notifications can
-// keep reaching a client that sends nothing, so "nothing received for 2/3 T"
-// proves nothing about that. Every connection is therefore wrapped (beneath
-// WithDialer's dialer) to note when the latest request or ping whose reply
-// arrived was sent (A), and is dropped, making the client Suspended, once
-// A + 2/3 T has passed, whatever was received meanwhile. The server received
-// that request no earlier than A, so it cannot expire the session before
-// A + T: Suspended, and with it every lock holder's Lost, comes at least T/3
-// before the earliest expiry. This assumes the two clocks run at about the
-// same rate over T and that this process is not paused for longer than that
-// margin after its check; a pause can outlast any margin, which is what
-// fencing tokens are for. Local expiry (Lost) follows T after Suspended.
-//
-// Server names are resolved at each dial, not once: a name that does not
-// resolve (yet, or any more) is a failed dial, retried until Start's ctx
-// ends, and after a local expiry until a new session comes or Close.
+// Suspended is timed by the server's clock. The server expires a session T
+// (the negotiated timeout: SessionTimeout) after the last frame it received
+// from the client, and watch notifications may keep arriving while the
+// client sends nothing. So every connection is wrapped (beneath WithDialer's
+// dialer) to note A, when the latest request or ping whose reply arrived was
+// sent, and is dropped, making the client Suspended (a holder's Lost closes
+// then, unless it waits for session loss), once A + 2/3 T has passed,
+// whatever else arrived. The server got that request no earlier than A, so
+// it cannot expire the session before A + T: Lost comes at least T/3 first. This assumes clocks that run at about
+// the same rate and no pause of this process longer than that margin (which
+// is what fencing tokens are for). Server names are resolved at each dial: a
+// name that does not resolve is a failed dial, retried until Start's ctx ends
+// or, after a local expiry, until a new session comes or Close.
 //
 // Each ZooKeeper session is a *Session (an epoch) whose Done channel closes
 // the moment it is Lost or the client closes. Recipes bind their ephemeral

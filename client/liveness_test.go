@@ -30,7 +30,9 @@ func i64(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) 
 
 // connectRequest, request, connectResponse and reply are frames as
 // go-zookeeper and the server write them (bodies abridged or padded).
-func connectRequest() []byte { return frame(i32(0), i64(0), i32(1500), i64(0), i32(16), make([]byte, 16)) }
+func connectRequest() []byte {
+	return frame(i32(0), i64(0), i32(1500), i64(0), i32(16), make([]byte, 16))
+}
 func request(xid, op int32, body int) []byte {
 	return frame(i32(xid), i32(op), make([]byte, body))
 }
