@@ -1,7 +1,9 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"slices"
 
 	"github.com/go-zookeeper/zk"
 
@@ -17,7 +19,9 @@ import (
 //
 // Like Set, a Multi whose reply was lost is retried and may then find its
 // own earlier commit (zk.ErrNodeExists, zk.ErrBadVersion): design
-// transactions so that a replay is harmless, or check the outcome.
+// transactions so that a replay is harmless, or check the outcome. So must a
+// caller whose ctx ended while the transaction was in flight: Multi then
+// returns at once, but the transaction may still commit.
 func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
 	if c == nil {
 		return nil, invalidArg("nil client")
@@ -32,10 +36,8 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 			return nil, err
 		}
 	}
-	var out []zk.MultiResponse
-	err := c.run(ctx, func(conn *zk.Conn) (err error) {
-		out, err = conn.Multi(abs...)
-		return err
+	out, err := runResult(c, ctx, func(conn *zk.Conn) ([]zk.MultiResponse, error) {
+		return conn.Multi(abs...)
 	})
 	for i := range out {
 		if out[i].String != "" {
@@ -45,7 +47,9 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 	return out, err
 }
 
-// absOp copies one Multi op with its path under the namespace.
+// absOp copies one Multi op with its path under the namespace. The copy owns
+// its data and ACL too: the request may still read them after Multi returned
+// (see runResult).
 func (c *Client) absOp(op any) (any, error) {
 	switch o := op.(type) {
 	case *zk.CreateRequest:
@@ -54,6 +58,8 @@ func (c *Client) absOp(op any) (any, error) {
 		}
 		cp := *o
 		p, err := c.abs(o.Path)
+		cp.Data = bytes.Clone(o.Data)
+		cp.Acl = slices.Clone(o.Acl)
 		if cp.Acl == nil {
 			cp.Acl = c.acl
 		}
@@ -73,6 +79,7 @@ func (c *Client) absOp(op any) (any, error) {
 		}
 		cp := *o
 		p, err := c.abs(o.Path)
+		cp.Data = bytes.Clone(o.Data)
 		cp.Path = p
 		return &cp, err
 	case *zk.CheckVersionRequest:

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"strings"
 
@@ -41,51 +42,57 @@ func (c *Client) rel(p string) string {
 	return strings.TrimPrefix(p, ns)
 }
 
+// readReply is what a read request answers, carried from the goroutine the
+// request runs on (see runResult) back to its caller.
+type readReply struct {
+	data  []byte
+	kids  []string
+	ok    bool
+	stat  *zk.Stat
+	watch <-chan zk.Event
+}
+
 // Get returns a node's data and stat.
 func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
 	full, err := c.abs(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	var data []byte
-	var st *zk.Stat
-	err = c.run(ctx, func(conn *zk.Conn) (err error) {
-		data, st, err = conn.Get(full)
-		return err
+	r, err := runResult(c, ctx, func(conn *zk.Conn) (readReply, error) {
+		data, st, err := conn.Get(full)
+		return readReply{data: data, stat: st}, err
 	})
-	return data, st, err
+	return r.data, r.stat, err
 }
 
 // GetW is Get that also leaves a data watch on the node. The channel gets one
 // event: the node changed or was deleted, or (zk.EventNotWatching) the watch
-// was dropped because its session or connection ended.
+// was dropped because its session or connection ended. A call abandoned
+// because ctx ended may still leave its watch, with no one to read it.
 func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
 	full, err := c.abs(path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var data []byte
-	var st *zk.Stat
-	var ch <-chan zk.Event
-	err = c.run(ctx, func(conn *zk.Conn) (err error) {
-		data, st, ch, err = conn.GetW(full)
-		return err
+	r, err := runResult(c, ctx, func(conn *zk.Conn) (readReply, error) {
+		data, st, ch, err := conn.GetW(full)
+		return readReply{data: data, stat: st, watch: ch}, err
 	})
-	return data, st, ch, err
+	return r.data, r.stat, r.watch, err
 }
 
 // Set writes a node's data if its version matches (-1 for any version).
+// When ctx ends first, Set returns at once, but the write may still be
+// applied: see Create.
 func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
 	full, err := c.abs(path)
 	if err != nil {
 		return nil, err
 	}
-	var st *zk.Stat
-	err = c.run(ctx, func(conn *zk.Conn) (err error) {
-		st, err = conn.Set(full, data, version)
-		return err
+	data = detach(ctx, data)
+	return runResult(c, ctx, func(conn *zk.Conn) (*zk.Stat, error) {
+		return conn.Set(full, data, version)
 	})
-	return st, err
 }
 
 // Exists reports whether a node exists, with its stat when it does.
@@ -94,29 +101,25 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *zk.Stat, error
 	if err != nil {
 		return false, nil, err
 	}
-	var ok bool
-	var st *zk.Stat
-	err = c.run(ctx, func(conn *zk.Conn) (err error) {
-		ok, st, err = conn.Exists(full)
-		return err
+	r, err := runResult(c, ctx, func(conn *zk.Conn) (readReply, error) {
+		ok, st, err := conn.Exists(full)
+		return readReply{ok: ok, stat: st}, err
 	})
-	return ok, st, err
+	return r.ok, r.stat, err
 }
 
 // ExistsW is Exists that leaves a watch, whether or not the node exists.
+// A call abandoned because ctx ended may still leave its watch.
 func (c *Client) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, <-chan zk.Event, error) {
 	full, err := c.abs(path)
 	if err != nil {
 		return false, nil, nil, err
 	}
-	var ok bool
-	var st *zk.Stat
-	var ch <-chan zk.Event
-	err = c.run(ctx, func(conn *zk.Conn) (err error) {
-		ok, st, ch, err = conn.ExistsW(full)
-		return err
+	r, err := runResult(c, ctx, func(conn *zk.Conn) (readReply, error) {
+		ok, st, ch, err := conn.ExistsW(full)
+		return readReply{ok: ok, stat: st, watch: ch}, err
 	})
-	return ok, st, ch, err
+	return r.ok, r.stat, r.watch, err
 }
 
 // Children lists a node's children (names, unsorted).
@@ -125,34 +128,31 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat,
 	if err != nil {
 		return nil, nil, err
 	}
-	var kids []string
-	var st *zk.Stat
-	err = c.run(ctx, func(conn *zk.Conn) (err error) {
-		kids, st, err = conn.Children(full)
-		return err
+	r, err := runResult(c, ctx, func(conn *zk.Conn) (readReply, error) {
+		kids, st, err := conn.Children(full)
+		return readReply{kids: kids, stat: st}, err
 	})
-	return kids, st, err
+	return r.kids, r.stat, err
 }
 
-// ChildrenW is Children that leaves a child watch on the node.
+// ChildrenW is Children that leaves a child watch on the node. A call
+// abandoned because ctx ended may still leave its watch.
 func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
 	full, err := c.abs(path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var kids []string
-	var st *zk.Stat
-	var ch <-chan zk.Event
-	err = c.run(ctx, func(conn *zk.Conn) (err error) {
-		kids, st, ch, err = conn.ChildrenW(full)
-		return err
+	r, err := runResult(c, ctx, func(conn *zk.Conn) (readReply, error) {
+		kids, st, ch, err := conn.ChildrenW(full)
+		return readReply{kids: kids, stat: st, watch: ch}, err
 	})
-	return kids, st, ch, err
+	return r.kids, r.stat, r.watch, err
 }
 
 // Delete deletes a node if its version matches (-1 for any version).
 // After a lost connection the retry may find the node already gone:
-// zk.ErrNoNode then means either outcome; DeleteIfExists hides it.
+// zk.ErrNoNode then means either outcome; DeleteIfExists hides it. When ctx
+// ends first, Delete returns at once, but the delete may still be applied.
 func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 	full, err := c.abs(path)
 	if err != nil {
@@ -175,14 +175,19 @@ func (c *Client) DeleteIfExists(ctx context.Context, path string) error {
 // flags are go-zookeeper's (zk.FlagEphemeral, zk.FlagSequence, ...).
 // Retrying a create whose reply was lost may report zk.ErrNodeExists for a
 // node this very call made; CreateProtected has no such ambiguity.
+//
+// When ctx ends while the request is in flight, Create returns at once with
+// ctx's error, but the request goes on: the node may still be created
+// afterwards (an ephemeral one lives as long as its session), and no one
+// learns of it. CreateProtected finds and deletes such a node.
 func (c *Client) Create(ctx context.Context, path string, data []byte, flags int32) (string, error) {
 	full, err := c.abs(path)
 	if err != nil {
 		return "", err
 	}
-	var out string
-	err = c.run(ctx, func(conn *zk.Conn) (err error) {
-		out, err = conn.Create(full, data, flags, c.acl)
+	data = detach(ctx, data)
+	out, err := runResult(c, ctx, func(conn *zk.Conn) (string, error) {
+		out, err := conn.Create(full, data, flags, c.acl)
 		if err == zk.ErrNoNode && c.underNamespaceRoot(full) {
 			// WithNamespace promises the namespace's nodes on demand, so a
 			// node right under the namespace root must not fail for want of
@@ -191,11 +196,11 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, flags int
 			// left). Only the root is made here; deeper parents stay the
 			// caller's business, as the Create contract says.
 			if err = c.ensureContainers(conn, c.cfg.namespace); err != nil {
-				return err
+				return "", err
 			}
 			out, err = conn.Create(full, data, flags, c.acl)
 		}
-		return err
+		return out, err
 	})
 	return c.rel(out), err
 }
@@ -208,16 +213,26 @@ func (c *Client) underNamespaceRoot(full string) bool {
 
 // CreateWithParents is Create that first makes any missing ancestor as a
 // container node, which the server deletes again once it has had children and
-// has none left.
+// has none left. As with Create, a call abandoned because ctx ended may still
+// create the node (and its parents) afterwards.
 func (c *Client) CreateWithParents(ctx context.Context, path string, data []byte, flags int32) (string, error) {
 	full, err := c.abs(path)
 	if err != nil {
 		return "", err
 	}
-	var out string
-	err = c.run(ctx, func(conn *zk.Conn) (err error) {
-		out, err = c.createWithParents(conn, full, data, flags)
-		return err
+	data = detach(ctx, data)
+	out, err := runResult(c, ctx, func(conn *zk.Conn) (string, error) {
+		return c.createWithParents(conn, full, data, flags)
 	})
 	return c.rel(out), err
+}
+
+// detach copies data that a request may still read after its caller has
+// returned (see runResult), so that the caller may reuse its buffer. A ctx
+// that can never end keeps the request on the caller's goroutine: no copy.
+func detach(ctx context.Context, data []byte) []byte {
+	if ctx.Done() == nil {
+		return data
+	}
+	return bytes.Clone(data)
 }

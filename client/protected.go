@@ -32,6 +32,14 @@ type ProtectedNode struct {
 // found there of the current session is returned instead of creating a
 // second one; a node found of an earlier session is deleted and a fresh one
 // created. So exactly one node is left, and it is the one returned.
+//
+// When ctx ends while a create is in flight, CreateProtected returns ctx's
+// error without waiting for the create's answer. Once the create's requests
+// have ended (answered, or failed with the connection), the client searches
+// for the node by its UUID and deletes it, as it does after any failed call
+// whose create may have succeeded unseen, retrying in the background while
+// the connection is down (see DeleteGuaranteed). CreateProtected waits for
+// that cleanup only briefly (2 s) past the end of ctx.
 func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, flags int32) (ProtectedNode, error) {
 	full, err := c.abs(path)
 	if err != nil {
@@ -50,8 +58,11 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 	target := joinPath(parent, tag+name)
 	ephemeral := flags == zk.FlagEphemeral || flags == zk.FlagEphemeralSequential
 
+	data = detach(ctx, data)
+
 	var node ProtectedNode
 	maybeCreated := false
+	var cleaned chan struct{} // closed once an abandoned attempt's cleanup has run
 	err = c.Do(ctx, func(ctx context.Context) error {
 		sess, err := c.WaitSession(ctx)
 		if err != nil {
@@ -61,38 +72,97 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 		if err != nil {
 			return err
 		}
-		if maybeCreated {
-			found, err := c.findProtected(conn, parent, tag)
-			if err != nil {
-				return err
-			}
-			if found != nil {
-				if !ephemeral || found.stat.EphemeralOwner == sess.ID() {
-					node = ProtectedNode{Path: c.rel(found.path), Session: sess}
-					return nil
+		step := protectedStep{parent: parent, tag: tag, target: target, data: data, flags: flags,
+			ephemeral: ephemeral, sess: sess, search: maybeCreated}
+		done := make(chan struct{})
+		r, err := await(ctx, c, func() (stepResult, error) { return c.createStep(conn, step) },
+			func(r stepResult, err error) {
+				// ctx ended while the step's requests were in flight, and the
+				// step has now ended: the search runs after every request it
+				// sent, so it sees the node if the step made (or found) one.
+				defer close(done)
+				if err == nil || r.maybeCreated {
+					c.removeProtected(parent, tag)
 				}
-				// Left by a session that is gone: it must not be mistaken for ours.
-				if err := conn.Delete(found.path, -1); err != nil && err != zk.ErrNoNode {
-					return err
-				}
-			}
-			maybeCreated = false
-		}
-		out, err := c.createWithParents(conn, target, data, flags)
-		if err != nil {
-			maybeCreated = maybeCreated || c.retryable(err)
+			})
+		if errors.Is(err, errAbandoned) {
+			maybeCreated = false // the step's goroutine cleans up (see above)
+			cleaned = done
 			return err
 		}
-		node = ProtectedNode{Path: c.rel(out), Session: sess}
+		maybeCreated = r.maybeCreated
+		if err != nil {
+			return err
+		}
+		node = ProtectedNode{Path: c.rel(r.path), Session: sess}
 		return nil
 	})
 	if err != nil {
-		if maybeCreated {
+		switch {
+		case maybeCreated:
 			c.removeProtected(parent, tag)
+		case cleaned != nil:
+			c.awaitCleanup(cleaned)
 		}
 		return ProtectedNode{}, err
 	}
 	return node, nil
+}
+
+// awaitCleanup waits, within removeWithin, for the cleanup of an abandoned
+// attempt of CreateProtected, so that a caller usually finds no trace of the
+// node when the call returns; past the bound (the link is silent, say), the
+// cleanup goes on in the background.
+func (c *Client) awaitCleanup(cleaned <-chan struct{}) {
+	t := time.NewTimer(removeWithin)
+	defer t.Stop()
+	select {
+	case <-cleaned:
+	case <-t.C:
+	case <-c.closedCh:
+	}
+}
+
+// protectedStep is one attempt of CreateProtected: the inputs of createStep,
+// which may run on a goroutine of its own (see await) and so gets copies.
+type protectedStep struct {
+	parent, tag, target string
+	data                []byte
+	flags               int32
+	ephemeral           bool
+	sess                *Session
+	search              bool // an earlier attempt's create may have succeeded unseen
+}
+
+// stepResult is what an attempt of CreateProtected learnt.
+type stepResult struct {
+	path         string // absolute path of the node made or found, on success
+	maybeCreated bool   // on failure: a node may exist that no one knows of
+}
+
+// createStep looks for the node an earlier attempt may have made (when
+// s.search) and otherwise creates it, on conn.
+func (c *Client) createStep(conn *zk.Conn, s protectedStep) (stepResult, error) {
+	if s.search {
+		found, err := c.findProtected(conn, s.parent, s.tag)
+		if err != nil {
+			return stepResult{maybeCreated: true}, err
+		}
+		if found != nil {
+			if !s.ephemeral || found.stat.EphemeralOwner == s.sess.ID() {
+				return stepResult{path: found.path}, nil
+			}
+			// Left by a session that is gone: it must not be mistaken for ours.
+			if err := conn.Delete(found.path, -1); err != nil && err != zk.ErrNoNode {
+				return stepResult{maybeCreated: true}, err
+			}
+		}
+	}
+	out, err := c.createWithParents(conn, s.target, s.data, s.flags)
+	if err != nil {
+		return stepResult{maybeCreated: c.retryable(err)}, err
+	}
+	return stepResult{path: out}, nil
 }
 
 // removeProtected deletes a node whose create may have succeeded unseen when
