@@ -87,8 +87,8 @@ func New(opts ...Option) (*Client, error) {
 // Start connects and returns once the first session is established
 // (StateConnected) or ctx ends. A Start that fails may be called again.
 func (c *Client) Start(ctx context.Context) error {
-	if c == nil {
-		return invalidArg("nil client")
+	if c == nil || c.closedCh == nil {
+		return errZeroClient()
 	}
 	c.mu.Lock()
 	if c.closed {
@@ -136,8 +136,8 @@ func (c *Client) Start(ctx context.Context) error {
 // subscriber channel and stops every background goroutine. It is idempotent;
 // afterwards every call returns ErrClosed.
 func (c *Client) Close() error {
-	if c == nil {
-		return invalidArg("nil client")
+	if c == nil || c.closedCh == nil {
+		return errZeroClient()
 	}
 	c.mu.Lock()
 	if c.closed {
@@ -170,7 +170,7 @@ func (c *Client) Close() error {
 
 // State returns the last published state (zero before the first session).
 func (c *Client) State() State {
-	if c == nil {
+	if c == nil || c.closedCh == nil {
 		return 0
 	}
 	c.mu.Lock()
@@ -182,7 +182,7 @@ func (c *Client) State() State {
 // session returned may already be Done: after Lost and until a new session is
 // established, the lost one stays current.
 func (c *Client) Session() *Session {
-	if c == nil {
+	if c == nil || c.closedCh == nil {
 		return nil
 	}
 	c.mu.Lock()
@@ -193,8 +193,8 @@ func (c *Client) Session() *Session {
 // WaitSession returns a session that has not ended, waiting for one if the
 // current session was lost and no new one is established yet.
 func (c *Client) WaitSession(ctx context.Context) (*Session, error) {
-	if c == nil {
-		return nil, invalidArg("nil client")
+	if c == nil || c.closedCh == nil {
+		return nil, errZeroClient()
 	}
 	for {
 		c.mu.Lock()
@@ -224,7 +224,7 @@ func (c *Client) WaitSession(ctx context.Context) (*Session, error) {
 // expiry and the liveness watchdog (see the package documentation) run on
 // the negotiated value.
 func (c *Client) SessionTimeout() time.Duration {
-	if c == nil {
+	if c == nil || c.closedCh == nil {
 		return 0
 	}
 	c.mu.Lock()
@@ -241,7 +241,7 @@ func (c *Client) sessionTimeoutLocked() time.Duration {
 
 // Namespace is the absolute path every path given to the client is under ("" for none).
 func (c *Client) Namespace() string {
-	if c == nil {
+	if c == nil || c.closedCh == nil {
 		return ""
 	}
 	return c.cfg.namespace
@@ -249,7 +249,7 @@ func (c *Client) Namespace() string {
 
 // Logger is the client's logger, for recipes built on it.
 func (c *Client) Logger() *slog.Logger {
-	if c == nil {
+	if c == nil || c.closedCh == nil {
 		return slog.Default()
 	}
 	return c.log
@@ -259,8 +259,8 @@ func (c *Client) Logger() *slog.Logger {
 // requests, for operations this package does not wrap. Paths given to it are
 // not namespaced and its calls are not retried.
 func (c *Client) Conn(ctx context.Context) (*zk.Conn, error) {
-	if c == nil {
-		return nil, invalidArg("nil client")
+	if c == nil || c.closedCh == nil {
+		return nil, errZeroClient()
 	}
 	for {
 		c.mu.Lock()
@@ -578,7 +578,7 @@ func (c *Client) redial(gen uint64) {
 // holder takes it before the listing that grants it the lock, so it cannot
 // miss a suspension that happened after that listing.
 func (c *Client) Disconnected() <-chan struct{} {
-	if c == nil {
+	if c == nil || c.closedCh == nil {
 		return closedChan()
 	}
 	c.mu.Lock()

@@ -24,8 +24,8 @@ import (
 // own operations do: each returns as soon as ctx ends, even while its request
 // is still waiting for an answer, which is then left to finish on its own.
 func (c *Client) Do(ctx context.Context, op func(ctx context.Context) error) error {
-	if c == nil {
-		return invalidArg("nil client")
+	if c == nil || c.closedCh == nil {
+		return errZeroClient()
 	}
 	if op == nil {
 		return invalidArg("nil operation")

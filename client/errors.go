@@ -40,3 +40,6 @@ func (e *PathError) Unwrap() error { return ErrInvalidPath }
 func invalidArg(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
 }
+
+// errZeroClient is the error of every call on a Client not made by New.
+func errZeroClient() error { return invalidArg("zero or nil Client: make one with New") }

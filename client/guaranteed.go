@@ -46,7 +46,7 @@ func (c *Client) DeleteGuaranteed(ctx context.Context, path string, sess *Sessio
 // PendingDeletes is the number of guaranteed deletes still being retried in
 // the background (see DeleteGuaranteed).
 func (c *Client) PendingDeletes() int {
-	if c == nil {
+	if c == nil || c.closedCh == nil {
 		return 0
 	}
 	return int(c.pending.Load())

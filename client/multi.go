@@ -23,8 +23,8 @@ import (
 // caller whose ctx ended while the transaction was in flight: Multi then
 // returns at once, but the transaction may still commit.
 func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
-	if c == nil {
-		return nil, invalidArg("nil client")
+	if c == nil || c.closedCh == nil {
+		return nil, errZeroClient()
 	}
 	if len(ops) == 0 {
 		return nil, invalidArg("empty transaction")

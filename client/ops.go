@@ -14,8 +14,8 @@ import (
 
 // abs validates p and puts it under the namespace.
 func (c *Client) abs(p string) (string, error) {
-	if c == nil {
-		return "", invalidArg("nil client")
+	if c == nil || c.closedCh == nil {
+		return "", errZeroClient()
 	}
 	if err := ValidatePath(p); err != nil {
 		return "", err

@@ -12,7 +12,7 @@ func (c *Client) Subscribe() (<-chan StateChange, func()) {
 		out:  make(chan StateChange),
 		done: make(chan struct{}),
 	}
-	if c == nil {
+	if c == nil || c.closedCh == nil {
 		close(s.out)
 		return s.out, func() {}
 	}
