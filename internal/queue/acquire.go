@@ -95,10 +95,19 @@ func (q *Queue) attempt(ctx context.Context, req Request) (*Held, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &waiter{q: q, req: req, node: node, name: path.Base(node.Path)}
+	w := &waiter{q: q, req: req, node: node, name: path.Base(node.Path), token: req.Token}
 	if req.Session != nil && node.Session != req.Session {
 		w.abandon()
 		return nil, ErrLost
+	}
+	// go-zookeeper may replay a create queued under one session into the
+	// next. The client learns of a new session (its event) before any
+	// request is sent in it, so if the session the node was created for is
+	// not the current, live one now, the node may belong to another: never
+	// hold on it.
+	if q.c.Session() != node.Session || isClosed(node.Session.Done()) {
+		w.abandon()
+		return nil, errForeignNode
 	}
 	h, err := w.run(ctx)
 	if err != nil {
@@ -114,9 +123,10 @@ type waiter struct {
 	node client.ProtectedNode
 	name string
 
-	token int64           // the node's czxid
-	own   <-chan zk.Event // data watch on the contender's own node
-	data  []byte          // its data when last read
+	token   int64           // the holding's token once known (0: not yet read)
+	own     <-chan zk.Event // data watch on the contender's own node
+	data    []byte          // its data when last read
+	ownRead bool            // the own node was read at least once
 
 	target watched // the node waited for
 	early  watched // the node before it
@@ -126,7 +136,7 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 	c := w.q.c
 	sess := w.node.Session
 	disc := c.Disconnected()
-	kids, err := w.listAndReadOwn(ctx)
+	kids, err := w.list(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +159,14 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 		} else {
 			if !w.req.Wait {
 				return nil, w.lockedError(ctx, nodes)
+			}
+			if w.own == nil && !w.ownRead {
+				// A waiter reads its own node once, off any critical path:
+				// the token is then known at the grant, and the watch tells
+				// it if the node is deleted while it waits.
+				if err := w.readOwn(ctx); err != nil {
+					return nil, err
+				}
 			}
 			early := ""
 			if d.Wait > 0 {
@@ -184,20 +202,10 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 
 func (w *waiter) list(ctx context.Context) ([]string, error) {
 	kids, _, err := w.q.c.Children(ctx, w.q.dir)
-	return kids, err
-}
-
-// listAndReadOwn lists the directory and reads the contender's own node in
-// one round trip (a session's requests are answered in order, so the two are
-// in flight together). The read is what makes a grant safe and its token
-// known at once: the node's czxid, and its ephemeralOwner, which must be the
-// session the node was created for.
-func (w *waiter) listAndReadOwn(ctx context.Context) ([]string, error) {
-	own := make(chan error, 1)
-	go func() { own <- w.readOwn(ctx) }()
-	kids, err := w.list(ctx)
-	if ownErr := <-own; ownErr != nil {
-		return nil, ownErr
+	if errors.Is(err, zk.ErrNoNode) {
+		// No directory, so no node of ours in it: it went with its
+		// session, and the directory (a container) was reaped after it.
+		return nil, ErrNodeDeleted
 	}
 	return kids, err
 }
@@ -214,9 +222,9 @@ func (w *waiter) readOwn(ctx context.Context) error {
 	if st.EphemeralOwner != w.node.Session.ID() {
 		return errForeignNode
 	}
-	w.token, w.own, w.data = st.Czxid, ch, data
-	if w.req.Token != 0 {
-		w.token = w.req.Token
+	w.own, w.data, w.ownRead = ch, data, true
+	if w.token == 0 {
+		w.token = st.Czxid
 	}
 	return nil
 }

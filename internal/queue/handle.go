@@ -169,7 +169,11 @@ func (h *Handle) lockUnderWrite(ctx context.Context, w *Held) error {
 	req.Suffix, _ = SortKey(w.Name(), h.q.markers)
 	req.Predicate = Always
 	req.Session = w.Session()
-	req.Token = w.Token()
+	tok, err := w.Token(ctx)
+	if err != nil {
+		return err
+	}
+	req.Token = tok
 	l := h.local
 	l.mu.Lock()
 	l.readers++
@@ -368,7 +372,10 @@ func (h *Handle) Token(ctx context.Context) (int64, error) {
 	case isClosed(held.Lost()):
 		return 0, ErrLost
 	}
-	return held.Token(), nil
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return held.Token(ctx)
 }
 
 // Node is the current holding's node path, or "".

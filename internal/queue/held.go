@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -16,10 +17,14 @@ import (
 // asked for LostOnSessionLossOnly), the session was lost, the node was
 // deleted under us, the client closed, or the holder released.
 type Held struct {
-	c     *client.Client
-	node  client.ProtectedNode
-	name  string
-	token int64
+	c    *client.Client
+	node client.ProtectedNode
+	name string
+
+	known    chan struct{} // closed once token is set (or never will be: lost)
+	token    int64
+	want     chan struct{} // closed by the first Token: read the node now
+	wantOnce sync.Once
 
 	lost     chan struct{}
 	lostOnce sync.Once
@@ -39,6 +44,8 @@ func (w *waiter) hold(disc <-chan struct{}) *Held {
 		node:     w.node,
 		name:     w.name,
 		token:    w.token,
+		known:    make(chan struct{}),
+		want:     make(chan struct{}),
 		lost:     make(chan struct{}),
 		released: make(chan struct{}),
 		done:     make(chan struct{}),
@@ -50,6 +57,9 @@ func (w *waiter) hold(disc <-chan struct{}) *Held {
 	h.cancel = cancel
 	if string(w.data) == RevokeMarker && w.req.OnRevoke != nil {
 		go w.req.OnRevoke()
+	}
+	if w.token != 0 {
+		close(h.known)
 	}
 	go h.monitor(ctx, disc, w.own, w.req.OnRevoke)
 	return h
@@ -64,9 +74,46 @@ func (h *Held) Name() string { return h.name }
 // Token is the holding's fencing token: the zxid that created its node (or,
 // for a downgraded read holding, its write holding's node). It grows
 // strictly across successive holders of a directory, even across the
-// deletion and re-creation of the directory, since zxids never repeat. It is
-// read with the node before the grant, so it is known from the first instant.
-func (h *Held) Token() int64 { return h.token }
+// deletion and re-creation of the directory, since zxids never repeat.
+//
+// ZooKeeper's create does not return it. A waiter read its own node while
+// it waited, so its token is known at the grant; a contender that held at
+// once has its node read by the monitor (see readDelay), off the acquire
+// path, and Token asks for that read at once and waits for it: at most one
+// round trip, paid by whoever asks. ErrLost if the holding was lost before
+// the node could be read, ctx's error if ctx ended first; never 0 with a
+// nil error.
+func (h *Held) Token(ctx context.Context) (int64, error) {
+	select {
+	case <-h.known:
+		return h.token, nil
+	default:
+	}
+	h.wantOnce.Do(func() { close(h.want) })
+	select {
+	case <-h.known:
+		return h.token, nil
+	case <-h.lost:
+		select {
+		case <-h.known:
+			return h.token, nil
+		default:
+			return 0, ErrLost
+		}
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// readDelay is how long the monitor of a holder that held at once waits
+// before it reads its own node (to learn the token, check that the node
+// belongs to its session, and leave the watch that reports the node's
+// deletion or revocation), unless Token asks sooner. A holding released
+// within it never pays for the read, which would otherwise sit in front of
+// the release's delete and cost a short critical section about a tenth of
+// its cycle. Suspension and session loss are watched from the first
+// instant regardless; a deletion meanwhile is found by the read itself.
+const readDelay = 2 * time.Millisecond
 
 // Session is the session the held node belongs to.
 func (h *Held) Session() *client.Session { return h.node.Session }
@@ -109,8 +156,21 @@ func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, own <-chan zk.
 	}()
 	sess := h.node.Session
 	var reading <-chan readResult
+	var start <-chan time.Time
+	want := h.want
+	if own == nil { // held at once: the node was never read
+		t := time.NewTimer(readDelay)
+		defer t.Stop()
+		start = t.C
+	} else {
+		want = nil
+	}
 	for {
 		select {
+		case <-start:
+			start, want, reading = nil, nil, h.read(ctx)
+		case <-want:
+			start, want, reading = nil, nil, h.read(ctx)
 		case <-h.released:
 			return
 		case <-sess.Done():
@@ -134,6 +194,14 @@ func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, own <-chan zk.
 				why = "watching the node failed: " + r.err.Error()
 				return // deleted under us, or no way to know: lost
 			}
+			if r.owner != sess.ID() {
+				why = "the node belongs to another session"
+				return // not the session we watch: never vouch for it
+			}
+			if h.token == 0 {
+				h.token = r.czxid
+				close(h.known)
+			}
 			own = r.ch
 			if string(r.data) == RevokeMarker && onRevoke != nil {
 				go onRevoke()
@@ -143,9 +211,10 @@ func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, own <-chan zk.
 }
 
 type readResult struct {
-	data []byte
-	ch   <-chan zk.Event
-	err  error
+	data         []byte
+	czxid, owner int64
+	ch           <-chan zk.Event
+	err          error
 }
 
 // read re-reads the held node and leaves a data watch on it, on its own
@@ -153,8 +222,12 @@ type readResult struct {
 func (h *Held) read(ctx context.Context) <-chan readResult {
 	out := make(chan readResult, 1)
 	go func() {
-		data, _, ch, err := h.c.GetW(ctx, h.node.Path)
-		out <- readResult{data: data, ch: ch, err: err}
+		data, st, ch, err := h.c.GetW(ctx, h.node.Path)
+		r := readResult{data: data, ch: ch, err: err}
+		if st != nil {
+			r.czxid, r.owner = st.Czxid, st.EphemeralOwner
+		}
+		out <- r
 	}()
 	return out
 }
