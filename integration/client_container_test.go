@@ -38,10 +38,11 @@ func TestClientContainerParents(t *testing.T) {
 
 	// The harness reaps containers every 500ms.
 	for _, dir := range []string{"/a/b", "/x/y", "/x"} {
-		clEventually(t, 10*time.Second, dir+" is reaped", func() (bool, error) {
-			ok, err := clExists(c, dir)
-			return err == nil && !ok, err
-		})
+		require.EventuallyWithT(t, func(ct *assert.CollectT) {
+			ok, err := tryExists(c, dir)
+			require.NoError(ct, err)
+			assert.False(ct, ok, "%s still exists", dir)
+		}, 10*time.Second, pollEvery, dir+" is reaped")
 	}
 	ok, _, err := c.Exists(ctx, "/a/b")
 	require.NoError(t, err)

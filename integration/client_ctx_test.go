@@ -24,7 +24,7 @@ func TestClientCtxEndsRequestInFlight(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
 	ctx := ctxT(t, 60*time.Second)
-	link := clLink(t)
+	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: 20 * time.Second})
 	sid := c.Session().ID()
 	_, err := c.CreateWithParents(ctx, "/n/kid", []byte("kid"), 0)
@@ -81,7 +81,7 @@ func TestClientCtxEndsRequestInFlight(t *testing.T) {
 	kids, _, err = obs.Children(rctx, "/p")
 	require.NoError(t, err)
 	require.Empty(t, kids, "the abandoned protected create left a node")
-	clEventually(t, 10*time.Second, "PendingDeletes back to 0", func() (bool, error) { return c.PendingDeletes() == 0, nil })
+	require.Eventually(t, func() bool { return c.PendingDeletes() == 0 }, 10*time.Second, pollEvery, "PendingDeletes back to 0")
 
 	// The client still creates, and Close ends cleanly (noLeaks).
 	node, err := c.CreateProtected(rctx, "/p/x", nil, zk.FlagEphemeral)

@@ -11,20 +11,10 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 )
 
 // Helpers shared by the client_*_test.go files; their names start with
 // "cl" so that they cannot clash with other files of the package.
-
-// clLink returns a fault-injecting link that is closed at cleanup. Call it
-// before connect, so that the client (closed by an earlier-registered
-// cleanup running later) is closed first.
-func clLink(t testing.TB) *faultlink.Link {
-	l := faultlink.New()
-	t.Cleanup(l.Close)
-	return l
-}
 
 // clNext returns the next state change, failing the test when none comes
 // within d or the subscription is closed.
@@ -96,25 +86,6 @@ func clRequireFlaps(t testing.TB, evs []client.StateChange, sid int64) {
 	}
 }
 
-// clEventually polls cond every 50ms until it reports true, failing the test
-// with the last error when d passes first.
-func clEventually(t testing.TB, d time.Duration, what string, cond func() (bool, error)) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	var last error
-	for {
-		ok, err := cond()
-		if ok {
-			return
-		}
-		last = err
-		if time.Now().After(deadline) {
-			require.FailNowf(t, "condition not met", "%s: not within %v (last error: %v)", what, d, last)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // clInspect opens a short-lived observer client on cl (no namespace), runs fn
 // with it and closes it: a view of the tree that does not depend on the
 // client under test, nor on any session that a fault may have disturbed.
@@ -134,23 +105,15 @@ func clInspect(t testing.TB, cl *zkharness.Cluster, fn func(ctx context.Context,
 
 // clOwner reports whether the absolute path exists, as seen by a
 // fresh observer, and its ephemeralOwner.
-func clOwner(t testing.TB, cl *zkharness.Cluster, path string) (exists bool, owner int64) {
+func clOwner(t testing.TB, cl *zkharness.Cluster, path string) (ok bool, owner int64) {
 	t.Helper()
 	clInspect(t, cl, func(ctx context.Context, obs *client.Client) {
-		ok, st, err := obs.Exists(ctx, path)
+		found, st, err := obs.Exists(ctx, path)
 		require.NoError(t, err)
-		exists = ok
-		if ok {
+		ok = found
+		if found {
 			owner = st.EphemeralOwner
 		}
 	})
-	return exists, owner
-}
-
-// clExists asks c once (no retries beyond c's policy) whether path exists.
-func clExists(c *client.Client, path string) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	ok, _, err := c.Exists(ctx, path)
-	return ok, err
+	return ok, owner
 }

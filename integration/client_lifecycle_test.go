@@ -84,11 +84,7 @@ func TestClientLifecycle(t *testing.T) {
 	_, open := <-events
 	assert.False(t, open, "Close closes every subscription")
 
-	select {
-	case <-sess.Done():
-	default:
-		t.Fatal("the session's Done channel is open after Close")
-	}
+	require.True(t, closed(sess.Done()), "the session's Done channel is open after Close")
 	assert.ErrorIs(t, sess.Err(), client.ErrClosed)
 
 	// Every call after Close: ErrClosed, and the operation is never run.
@@ -123,8 +119,8 @@ func TestClientLifecycle(t *testing.T) {
 
 	// Closing ended the session on the server: its ephemeral node is gone
 	// (a closed session's nodes go at once, not after the timeout).
-	clEventually(t, 10*time.Second, "ephemeral node removed after Close", func() (bool, error) {
+	eventually(t, 10*time.Second, "ephemeral node removed after Close", func() bool {
 		ok, _ := clOwner(t, nil, ns+"/dir/eph")
-		return !ok, nil
+		return !ok
 	})
 }

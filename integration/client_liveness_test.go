@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -52,7 +53,7 @@ func TestClientLivenessMarginUnderNotifications(t *testing.T) {
 // before the holder's next ping (the worst case).
 func clLivenessRound(t *testing.T, T time.Duration) bool {
 	ns := namespace(t)
-	link := clLink(t)
+	link := newLink(t)
 	h := connect(t, clientOpts{link: link, ns: ns, timeout: T})
 	w := connect(t, clientOpts{ns: ns})
 	s := connect(t, clientOpts{ns: ns})
@@ -82,10 +83,11 @@ func clLivenessRound(t *testing.T, T time.Duration) bool {
 		err := wm.Lock(ctx)
 		granted <- grant{time.Now(), err}
 	}()
-	clEventually(t, 10*time.Second, "the waiter queued", func() (bool, error) {
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
 		kids, _, err := s.Children(ctx, "/lock")
-		return len(kids) == 2, err
-	})
+		require.NoError(ct, err)
+		assert.Len(ct, kids, 2)
+	}, 10*time.Second, pollEvery, "the waiter queued")
 
 	// The holder's one-shot watches; each notification that reaches it is
 	// noted, so the round can show they kept coming up to the blackhole.
@@ -172,7 +174,7 @@ func TestClientNegotiatedTimeoutRulesExpiry(t *testing.T) {
 	noLeaks(t)
 	const requested, negotiated = 20 * time.Second, 4 * time.Second
 	cl := zkharness.ForTest(t, zkharness.WithMaxSessionTimeout(negotiated))
-	link := clLink(t)
+	link := newLink(t)
 	c := connect(t, clientOpts{cluster: cl, link: link, ns: namespace(t), timeout: requested})
 	require.Equal(t, negotiated, c.SessionTimeout(), "SessionTimeout reports the negotiated value")
 	ctx := ctxT(t, 60*time.Second)
@@ -190,18 +192,10 @@ func TestClientNegotiatedTimeoutRulesExpiry(t *testing.T) {
 	link.Cut()
 	cutAt := time.Now()
 	suspended := clExpect(t, events, client.StateSuspended, sid, 10*time.Second)
-	select {
-	case <-held.Lost():
-	case <-time.After(5 * time.Second):
-		require.FailNow(t, "a holder's Lost did not close at Suspended")
-	}
+	require.True(t, waitClosed(held.Lost(), 5*time.Second), "a holder's Lost did not close at Suspended")
 	heldLost := time.Since(cutAt)
 	lost := clExpect(t, events, client.StateLost, sid, 2*requested)
-	select {
-	case <-sessionOnly.Lost():
-	case <-time.After(5 * time.Second):
-		require.FailNow(t, "a session-only holder's Lost did not close at Lost")
-	}
+	require.True(t, waitClosed(sessionOnly.Lost(), 5*time.Second), "a session-only holder's Lost did not close at Lost")
 	gap := lost.Time.Sub(suspended.Time)
 	ratio := float64(gap) / float64(negotiated)
 	t.Logf("requested %v, negotiated %v: Suspended %v after the cut, a holder's Lost %v after it; Lost %v after Suspended (%.2f x negotiated, %.2f x requested)",

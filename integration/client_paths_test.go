@@ -33,7 +33,7 @@ func clDataRequests(l *faultlink.Link) int64 {
 // sending anything to the server.
 func TestClientRejectsBadInput(t *testing.T) {
 	t.Parallel()
-	link := clLink(t)
+	link := newLink(t)
 	plain := connect(t, clientOpts{ns: namespace(t), link: link})
 	noNS := connect(t, clientOpts{link: link})
 	ctx := ctxT(t, 30*time.Second)

@@ -42,7 +42,7 @@ func clRequireSoleChild(t *testing.T, dir, p string) *zk.Stat {
 func TestClientProtectedCreateLostReply(t *testing.T) {
 	t.Parallel()
 	ns := namespace(t)
-	link := clLink(t)
+	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link})
 	ctx := ctxT(t, 30*time.Second)
 	_, err := c.CreateWithParents(ctx, "/p", nil, 0)
@@ -53,11 +53,7 @@ func TestClientProtectedCreateLostReply(t *testing.T) {
 	fired := link.DropReplyTo(faultlink.OpCreate, faultlink.OpCreate2)
 	node, err := c.CreateProtected(ctx, "/p/lock-", []byte("data"), zk.FlagEphemeralSequential)
 	require.NoError(t, err)
-	select {
-	case <-fired:
-	default:
-		t.Fatal("the fault never fired: the create's reply was not dropped")
-	}
+	require.True(t, closed(fired), "the fault never fired: the create's reply was not dropped")
 	assert.Equal(t, before+1, clCreates(link), "the create was sent once, not repeated")
 	assert.GreaterOrEqual(t, link.Dials(), int64(2), "the connection was replaced")
 
@@ -80,7 +76,7 @@ func TestClientProtectedCreateLostReply(t *testing.T) {
 func TestClientProtectedCreateAcrossLostSession(t *testing.T) {
 	t.Parallel()
 	ns := namespace(t)
-	link := clLink(t)
+	link := newLink(t)
 	forever, err := retry.Forever(50 * time.Millisecond) // ctx bounds it
 	require.NoError(t, err)
 	const timeout = 1500 * time.Millisecond
@@ -103,11 +99,7 @@ func TestClientProtectedCreateAcrossLostSession(t *testing.T) {
 		n, err := c.CreateProtected(ctx, "/p/lock-", []byte("data"), zk.FlagEphemeralSequential)
 		done <- result{n, err}
 	}()
-	select {
-	case <-fired:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the create was never sent")
-	}
+	require.True(t, waitClosed(fired, 10*time.Second), "the create was never sent")
 	link.Cut()
 	clExpect(t, events, client.StateSuspended, old.ID(), 5*time.Second)
 	clExpect(t, events, client.StateLost, old.ID(), 10*timeout)

@@ -91,7 +91,7 @@ func TestClientStartWaitsForName(t *testing.T) {
 func TestClientRedialsAfterLocalExpiry(t *testing.T) {
 	noLeaks(t)
 	const timeout = 2 * time.Second
-	link := clLink(t)
+	link := newLink(t)
 	f := clNewFakeName(t, shared.Addr(0))
 	f.via = link.Dial
 	f.resolves.Store(true)

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -20,7 +19,7 @@ import (
 func TestClientShortCutKeepsSession(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
-	link := clLink(t)
+	link := newLink(t)
 	const timeout = 6 * time.Second
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: timeout})
 	ctx := ctxT(t, 30*time.Second)
@@ -34,11 +33,7 @@ func TestClientShortCutKeepsSession(t *testing.T) {
 	link.Cut()
 	susp := clExpect(t, events, client.StateSuspended, sess.ID(), 5*time.Second)
 	assert.Equal(t, client.StateSuspended, c.State())
-	select {
-	case <-c.Disconnected():
-	default:
-		t.Error("Disconnected() is open while Suspended")
-	}
+	assert.True(t, closed(c.Disconnected()), "Disconnected() is open while Suspended")
 	time.Sleep(500 * time.Millisecond)
 	link.Restore()
 	rec := clExpect(t, events, client.StateReconnected, sess.ID(), timeout)
@@ -47,11 +42,7 @@ func TestClientShortCutKeepsSession(t *testing.T) {
 	assert.Same(t, sess, c.Session(), "the same epoch goes on")
 	assert.Equal(t, sess.ID(), c.Session().ID())
 	assert.NoError(t, sess.Err())
-	select {
-	case <-sess.Done():
-		t.Fatal("the session ended although it was never lost")
-	default:
-	}
+	require.False(t, closed(sess.Done()), "the session ended although it was never lost")
 	assert.GreaterOrEqual(t, link.Dials(), int64(2), "the client dialed again")
 
 	ok, owner := clOwner(t, nil, ns+"/eph")
@@ -85,7 +76,7 @@ func TestClientBlackholeLosesSession(t *testing.T) {
 
 func clLostSession(t *testing.T, fault func(*faultlink.Link)) {
 	ns := namespace(t)
-	link := clLink(t)
+	link := newLink(t)
 	const timeout = 1500 * time.Millisecond
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: timeout})
 	ctx := ctxT(t, 60*time.Second)
@@ -106,11 +97,7 @@ func clLostSession(t *testing.T, fault func(*faultlink.Link)) {
 	assert.GreaterOrEqual(t, elapsed, timeout*9/10, "Lost came before a whole session timeout of Suspended")
 	assert.Less(t, elapsed, 3*timeout, "Lost came far too late")
 
-	select {
-	case <-old.Done():
-	default:
-		t.Fatal("the lost session's Done channel is open")
-	}
+	require.True(t, closed(old.Done()), "the lost session's Done channel is open")
 	assert.ErrorIs(t, old.Err(), client.ErrSessionLost)
 	assert.Equal(t, client.StateLost, c.State())
 
@@ -134,9 +121,9 @@ func clLostSession(t *testing.T, fault func(*faultlink.Link)) {
 	assert.Same(t, cur, ws)
 
 	// The server expires the old session on its own clock.
-	clEventually(t, 10*time.Second, "the old session's ephemeral node is removed", func() (bool, error) {
+	eventually(t, 10*time.Second, "the old session's ephemeral node is removed", func() bool {
 		ok, _ := clOwner(t, nil, ns+"/eph")
-		return !ok, nil
+		return !ok
 	})
 	// The new session works, and owns what it creates.
 	_, err = c.CreateWithParents(ctx, "/eph", nil, zk.FlagEphemeral)
@@ -154,7 +141,7 @@ func clLostSession(t *testing.T, fault func(*faultlink.Link)) {
 func TestClientSubscriberOrderUnderLoad(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
-	link := clLink(t)
+	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: 8 * time.Second})
 	sid := c.Session().ID()
 	slow, cancelSlow := c.Subscribe()
@@ -198,10 +185,7 @@ func TestClientSubscriberOrderUnderLoad(t *testing.T) {
 // clWaitState polls the client's published state.
 func clWaitState(t *testing.T, c *client.Client, want client.State, d time.Duration) {
 	t.Helper()
-	clEventually(t, d, "state "+want.String(), func() (bool, error) {
-		if s := c.State(); s != want {
-			return false, errors.New("state is " + s.String())
-		}
-		return true, nil
-	})
+	require.EventuallyWithT(t, func(ct *assert.CollectT) {
+		assert.Equal(ct, want, c.State())
+	}, d, pollEvery, "state %s", want)
 }

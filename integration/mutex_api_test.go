@@ -78,7 +78,7 @@ func TestMutexNewRejectsBadInput(t *testing.T) {
 	_, err = nilM.Participants(ctx)
 	assert.ErrorIs(t, err, client.ErrInvalidArgument)
 	assert.False(t, nilM.IsHeld())
-	assert.True(t, mxClosed(nilM.Lost()))
+	assert.True(t, closed(nilM.Lost()))
 	_, err = nilM.Token(ctx)
 	assert.ErrorIs(t, err, client.ErrInvalidArgument)
 	assert.Empty(t, nilM.Node())
@@ -120,7 +120,7 @@ func TestMutexReentrancy(t *testing.T) {
 	require.True(t, le.Local)
 	require.Equal(t, node, m.Node(), "reentrant Lock changed the node")
 	require.Equal(t, tok, mxTok(m), "reentrant Lock changed the token")
-	require.Equal(t, []string{mxBase(node)}, mxChildren(t, other, mxLockPath), "reentrant Lock made another node")
+	require.Equal(t, []string{mxBase(node)}, children(t, other, mxLockPath), "reentrant Lock made another node")
 
 	// Contenders from elsewhere fail at once and leave nothing behind; the
 	// holder never releases meanwhile, so a TryLock that waited would run
@@ -132,7 +132,7 @@ func TestMutexReentrancy(t *testing.T) {
 		cancel()
 		require.ErrorIs(t, err, mutex.ErrLocked, name)
 		require.False(t, h.IsHeld(), name)
-		require.Equal(t, []string{mxBase(node)}, mxChildren(t, other, mxLockPath), "%s: TryLock left a node", name)
+		require.Equal(t, []string{mxBase(node)}, children(t, other, mxLockPath), "%s: TryLock left a node", name)
 		require.ErrorIs(t, h.Unlock(ctx), mutex.ErrNotHeld, "%s: Unlock on a handle that does not hold", name)
 	}
 
@@ -141,14 +141,14 @@ func TestMutexReentrancy(t *testing.T) {
 		require.NoError(t, m.Unlock(ctx))
 		require.True(t, m.IsHeld(), "after Unlock %d of 3", i)
 		require.Equal(t, node, m.Node())
-		require.True(t, mxExists(t, other, node), "node gone after Unlock %d of 3", i)
-		require.False(t, mxClosed(lost), "Lost closed after Unlock %d of 3", i)
+		require.True(t, exists(t, other, node), "node gone after Unlock %d of 3", i)
+		require.False(t, closed(lost), "Lost closed after Unlock %d of 3", i)
 	}
 	require.NoError(t, m.Unlock(ctx))
 	require.False(t, m.IsHeld())
-	require.False(t, mxExists(t, other, node), "node still there after the last Unlock")
-	require.True(t, mxClosed(lost), "Lost still open after the last Unlock")
-	require.True(t, mxClosed(m.Lost()), "Lost of a handle that does not hold is open")
+	require.False(t, exists(t, other, node), "node still there after the last Unlock")
+	require.True(t, closed(lost), "Lost still open after the last Unlock")
+	require.True(t, closed(m.Lost()), "Lost of a handle that does not hold is open")
 	require.Zero(t, mxTok(m))
 	require.ErrorIs(t, m.Unlock(ctx), mutex.ErrNotHeld, "a fourth Unlock")
 
@@ -169,20 +169,20 @@ func TestMutexLostOnClose(t *testing.T) {
 	obs := connect(t, clientOpts{ns: ns})
 	c := connect(t, clientOpts{ns: ns})
 	m := mxNew(t, c, mxLockPath)
-	require.True(t, mxClosed(m.Lost()), "Lost of a handle that never held is open")
+	require.True(t, closed(m.Lost()), "Lost of a handle that never held is open")
 
 	require.NoError(t, m.Lock(ctx))
 	lost, node := m.Lost(), m.Node()
 	hctx, hcancel := m.Context(ctx)
 	defer hcancel()
-	require.False(t, mxClosed(lost), "Lost closed while holding")
+	require.False(t, closed(lost), "Lost closed while holding")
 	time.Sleep(100 * time.Millisecond)
-	require.False(t, mxClosed(lost), "Lost closed while holding, untouched")
+	require.False(t, closed(lost), "Lost closed while holding, untouched")
 
 	require.NoError(t, c.Close())
-	require.True(t, mxWaitClosed(lost, 10*time.Second), "Lost still open after the client closed")
-	mxEventually(t, 10*time.Second, "the node goes with the closed session", func() bool {
-		return !mxExists(t, obs, node)
+	require.True(t, waitClosed(lost, 10*time.Second), "Lost still open after the client closed")
+	eventually(t, 10*time.Second, "the node goes with the closed session", func() bool {
+		return !exists(t, obs, node)
 	})
 	require.ErrorIs(t, m.Lock(hctx), mutex.ErrLost, "reentrant Lock on a lost holding")
 	require.ErrorIs(t, context.Cause(hctx), mutex.ErrLost)

@@ -29,9 +29,9 @@ func TestMutexContextEndsWhileWaiting(t *testing.T) {
 		defer cancel()
 		res := mxLockAsync(wctx, waiter)
 		mxWaitQueued(t, holder, 2) // it did queue before the deadline
-		r := mxAwait(t, res, 10*time.Second, "waiter")
+		r := await(t, res, 10*time.Second, "waiter")
 		require.ErrorIs(t, r.err, context.DeadlineExceeded)
-		require.Equal(t, onlyHolder, mxChildren(t, obs, mxLockPath), "the waiter's node was left behind")
+		require.Equal(t, onlyHolder, children(t, obs, mxLockPath), "the waiter's node was left behind")
 	})
 	t.Run("cancel", func(t *testing.T) {
 		wctx, cancel := context.WithCancel(ctx)
@@ -40,27 +40,27 @@ func TestMutexContextEndsWhileWaiting(t *testing.T) {
 		mxWaitQueued(t, holder, 2)
 		time.Sleep(50 * time.Millisecond) // let it settle into waiting
 		cancel()
-		r := mxAwait(t, res, 10*time.Second, "waiter")
+		r := await(t, res, 10*time.Second, "waiter")
 		require.ErrorIs(t, r.err, context.Canceled)
-		require.Equal(t, onlyHolder, mxChildren(t, obs, mxLockPath), "the waiter's node was left behind")
+		require.Equal(t, onlyHolder, children(t, obs, mxLockPath), "the waiter's node was left behind")
 	})
 	t.Run("already ended", func(t *testing.T) {
 		wctx, cancel := context.WithCancel(ctx)
 		cancel()
 		require.ErrorIs(t, waiter.Lock(wctx), context.Canceled)
 		require.ErrorIs(t, waiter.TryLock(wctx), context.Canceled)
-		require.Equal(t, onlyHolder, mxChildren(t, obs, mxLockPath))
+		require.Equal(t, onlyHolder, children(t, obs, mxLockPath))
 	})
 
 	require.False(t, waiter.IsHeld())
-	require.True(t, mxClosed(waiter.Lost()))
+	require.True(t, closed(waiter.Lost()))
 	require.True(t, holder.IsHeld())
-	require.False(t, mxClosed(holder.Lost()), "the waiter's exit disturbed the holder")
+	require.False(t, closed(holder.Lost()), "the waiter's exit disturbed the holder")
 
 	res := mxLockAsync(ctx, waiter)
 	mxWaitQueued(t, holder, 2)
 	require.NoError(t, holder.Unlock(ctx))
-	require.NoError(t, mxAwait(t, res, 10*time.Second, "waiter after release").err)
+	require.NoError(t, await(t, res, 10*time.Second, "waiter after release").err)
 	require.NoError(t, waiter.Unlock(ctx))
 }
 
@@ -79,7 +79,7 @@ func TestMutexCancelDuringCreate(t *testing.T) {
 	_, before, err := obs.Children(ctx, mxLockPath)
 	require.NoError(t, err)
 
-	link := faultlink.New()
+	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link})
 	m := mxNew(t, c, mxLockPath)
 	fired := link.DropReplyTo(faultlink.OpCreate, faultlink.OpCreate2)
@@ -93,7 +93,7 @@ func TestMutexCancelDuringCreate(t *testing.T) {
 		}
 	}()
 	err = m.Lock(lctx)
-	require.True(t, mxClosed(fired), "the create never went out (err %v)", err)
+	require.True(t, closed(fired), "the create never went out (err %v)", err)
 	require.ErrorIs(t, err, context.Canceled)
 	require.False(t, m.IsHeld())
 
@@ -107,6 +107,6 @@ func TestMutexCancelDuringCreate(t *testing.T) {
 	res := mxLockAsync(ctx, m)
 	mxWaitQueued(t, holder, 2)
 	require.NoError(t, holder.Unlock(ctx))
-	require.NoError(t, mxAwait(t, res, 10*time.Second, "lock after the dropped create").err)
+	require.NoError(t, await(t, res, 10*time.Second, "lock after the dropped create").err)
 	require.NoError(t, m.Unlock(ctx))
 }

@@ -112,7 +112,7 @@ func TestMutexForeignChildren(t *testing.T) {
 
 	mxQueue(t, ns, 4)
 
-	kids := mxChildren(t, admin, mxLockPath)
+	kids := children(t, admin, mxLockPath)
 	require.Equal(t, foreign, kids, "the lock touched foreign children or left nodes behind")
 }
 
@@ -151,10 +151,10 @@ func TestMutexParticipants(t *testing.T) {
 	require.Less(t, ps[1].Czxid, ps[2].Czxid)
 
 	require.NoError(t, a.Unlock(ctx))
-	require.NoError(t, mxAwait(t, rb, 10*time.Second, "b").err)
+	require.NoError(t, await(t, rb, 10*time.Second, "b").err)
 	ps = mxWaitQueued(t, a, 2)
 	require.Equal(t, b.Node(), ps[0].Path, "the new holder is not listed first")
 	require.NoError(t, b.Unlock(ctx))
-	require.NoError(t, mxAwait(t, rc, 10*time.Second, "c").err)
+	require.NoError(t, await(t, rc, 10*time.Second, "c").err)
 	require.NoError(t, c.Unlock(ctx))
 }

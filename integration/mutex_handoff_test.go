@@ -12,11 +12,6 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
-// mxListings counts the directory listings a client sent through its link.
-func mxListings(l *faultlink.Link) int64 {
-	return l.Requests(faultlink.OpGetChildren2) + l.Requests(faultlink.OpGetChildren)
-}
-
 // mxLinkSettle is how long a link's counters are given to catch up: a link
 // counts a request once its write returned, and the reply may be read (and
 // Lock return) a moment before that.
@@ -41,7 +36,7 @@ func TestMutexFastHandoff(t *testing.T) {
 		m    *mutex.Mutex
 	}
 	newProc := func() proc {
-		l := faultlink.New()
+		l := newLink(t)
 		return proc{link: l, m: mxNew(t, connect(t, clientOpts{ns: ns, link: l}), mxLockPath)}
 	}
 	h, w1, w2 := newProc(), newProc(), newProc()
@@ -58,31 +53,31 @@ func TestMutexFastHandoff(t *testing.T) {
 		p    proc
 		want int64
 	}{"W1": {w1, 2}, "W2": {w2, 3}} {
-		mxEventually(t, 10*time.Second, name+" sets its watches", func() bool {
+		require.Eventually(t, func() bool {
 			return w.p.link.Requests(faultlink.OpGetData) >= w.want
-		})
+		}, 10*time.Second, pollEvery, name+" sets its watches")
 	}
 	time.Sleep(mxLinkSettle)
 	require.Equal(t, int64(2), w1.link.Requests(faultlink.OpGetData), "W1 reads its own node and watches H, nothing else")
 	require.Equal(t, int64(3), w2.link.Requests(faultlink.OpGetData), "W2 reads its own node and watches W1 and H, nothing else")
-	l1, l2 := mxListings(w1.link), mxListings(w2.link)
+	l1, l2 := listings(w1.link), listings(w2.link)
 	require.Equal(t, int64(1), l1)
 	require.Equal(t, int64(1), l2)
 	wake := queue.BenchWakeups()
 
 	require.NoError(t, h.m.Unlock(ctx))
-	require.NoError(t, mxAwait(t, r1, 10*time.Second, "W1").err)
-	mxEventually(t, 10*time.Second, "W2 lists early", func() bool { return mxListings(w2.link) == l2+1 })
+	require.NoError(t, await(t, r1, 10*time.Second, "W1").err)
+	require.Eventually(t, func() bool { return listings(w2.link) == l2+1 }, 10*time.Second, pollEvery, "W2 lists early")
 	time.Sleep(mxLinkSettle)
-	require.Equal(t, l1, mxListings(w1.link), "W1 listed the directory again after H released")
+	require.Equal(t, l1, listings(w1.link), "W1 listed the directory again after H released")
 	require.Equal(t, wake+2, queue.BenchWakeups(), "H's release wakes W1 (its grant) and W2 (its early listing), no one else")
-	require.Equal(t, l2+1, mxListings(w2.link), "W2 lists exactly once when H goes")
-	mxPending(t, r2, "W2 (while W1 holds)")
+	require.Equal(t, l2+1, listings(w2.link), "W2 lists exactly once when H goes")
+	pending(t, r2, 0, "W2 (while W1 holds)")
 
 	require.NoError(t, w1.m.Unlock(ctx))
-	require.NoError(t, mxAwait(t, r2, 10*time.Second, "W2").err)
+	require.NoError(t, await(t, r2, 10*time.Second, "W2").err)
 	time.Sleep(mxLinkSettle)
-	assert.Equal(t, l2+1, mxListings(w2.link), "W2 listed the directory again after W1 released")
+	assert.Equal(t, l2+1, listings(w2.link), "W2 listed the directory again after W1 released")
 	require.Equal(t, wake+3, queue.BenchWakeups(), "W1's release wakes only W2")
 	require.NoError(t, w2.m.Unlock(ctx))
 }

@@ -2,15 +2,12 @@ package integration
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"regexp"
-	"slices"
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -35,54 +32,12 @@ func mxNew(t testing.TB, c *client.Client, p string, opts ...mutex.Option) *mute
 	return m
 }
 
-// mxChildren lists dir's children in name order; a missing dir has none.
-func mxChildren(t testing.TB, c *client.Client, dir string) []string {
-	t.Helper()
-	kids, err := mxTryChildren(c, dir)
-	require.NoError(t, err)
-	return kids
-}
-
-func mxTryChildren(c *client.Client, dir string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	kids, _, err := c.Children(ctx, dir)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil, nil
-	}
-	slices.Sort(kids)
-	return kids, err
-}
-
-// mxExists reports whether p exists.
-func mxExists(t testing.TB, c *client.Client, p string) bool {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ok, _, err := c.Exists(ctx, p)
-	require.NoError(t, err)
-	return ok
-}
-
-// mxEventually polls cond every 20ms until it holds, failing the test with
-// what if it does not within d.
-func mxEventually(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %v: %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // mxWaitQueued waits until the lock m is a handle on has exactly n
 // contenders and returns them in queue order.
 func mxWaitQueued(t testing.TB, m *mutex.Mutex, n int) []mutex.Participant {
 	t.Helper()
 	var ps []mutex.Participant
-	mxEventually(t, 10*time.Second, fmt.Sprintf("%d contenders for %s", n, m.Path()), func() bool {
+	eventually(t, 10*time.Second, fmt.Sprintf("%d contenders for %s", n, m.Path()), func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var err error
@@ -108,48 +63,6 @@ func mxLockAsync(ctx context.Context, m *mutex.Mutex) <-chan mxResult {
 		ch <- mxResult{err: err, at: time.Now()}
 	}()
 	return ch
-}
-
-// mxAwait waits up to d for a result, failing the test if none comes.
-func mxAwait(t testing.TB, ch <-chan mxResult, d time.Duration, what string) mxResult {
-	t.Helper()
-	select {
-	case r := <-ch:
-		return r
-	case <-time.After(d):
-		t.Fatalf("%s: no result within %v", what, d)
-		return mxResult{}
-	}
-}
-
-// mxPending asserts that no result has arrived (yet).
-func mxPending(t testing.TB, ch <-chan mxResult, what string) {
-	t.Helper()
-	select {
-	case r := <-ch:
-		t.Fatalf("%s returned early: %v", what, r.err)
-	default:
-	}
-}
-
-// mxClosed reports whether ch is closed.
-func mxClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
-// mxWaitClosed waits up to d for ch to close and reports whether it did.
-func mxWaitClosed(ch <-chan struct{}, d time.Duration) bool {
-	select {
-	case <-ch:
-		return true
-	case <-time.After(d):
-		return false
-	}
 }
 
 // mxNames returns the participants' names.

@@ -49,7 +49,7 @@ func TestMutexRevocation(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Unlock in the revocation listener did not return")
 	}
-	require.NoError(t, mxAwait(t, res, 10*time.Second, "waiter after the revocation").err)
+	require.NoError(t, await(t, res, 10*time.Second, "waiter after the revocation").err)
 	require.False(t, holder.IsHeld())
 
 	// Revoking a node that is gone reports it.
@@ -60,7 +60,7 @@ func TestMutexRevocation(t *testing.T) {
 	require.NoError(t, mutex.Revoke(ctx, revoker, waiter.Node()))
 	time.Sleep(300 * time.Millisecond)
 	require.True(t, waiter.IsHeld())
-	require.False(t, mxClosed(lost), "a revocation request without a listener made Lost close")
+	require.False(t, closed(lost), "a revocation request without a listener made Lost close")
 	require.ErrorIs(t, holder.TryLock(ctx), mutex.ErrLocked)
 	require.NoError(t, waiter.Unlock(ctx))
 	require.Len(t, calls, 0, "the listener ran more than once")

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -44,7 +43,7 @@ func TestMutexHolderSessionExpires(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
 	ctx := ctxT(t, 60*time.Second)
-	link := faultlink.New()
+	link := newLink(t)
 	hc := connect(t, clientOpts{ns: ns, link: link, timeout: mxShortSession})
 	holder := mxNew(t, hc, mxLockPath)
 	waiter := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
@@ -58,22 +57,22 @@ func TestMutexHolderSessionExpires(t *testing.T) {
 
 	cutAt := time.Now()
 	link.Cut()
-	r := mxAwait(t, res, 20*time.Second, "waiter after the holder's session expired")
+	r := await(t, res, 20*time.Second, "waiter after the holder's session expired")
 	require.NoError(t, r.err)
-	require.True(t, mxWaitClosed(lw.done, 5*time.Second), "the old holder's Lost never closed")
+	require.True(t, waitClosed(lw.done, 5*time.Second), "the old holder's Lost never closed")
 	t.Logf("cut -> Lost %v, cut -> waiter acquired %v", lw.at.Sub(cutAt), r.at.Sub(cutAt))
 	require.True(t, lw.at.Before(r.at), "the old holder's Lost closed %v after the waiter acquired", lw.at.Sub(r.at))
 	require.NoError(t, lw.sessErr, "Lost should close at the suspension, before the session is lost")
 
 	require.True(t, holder.IsHeld(), "a lost holding stays until unlocked")
 	require.ErrorIs(t, holder.Lock(hctx), mutex.ErrLost)
-	mxEventually(t, 10*time.Second, "the holder's client gives its session up", func() bool {
+	require.Eventually(t, func() bool {
 		return errors.Is(hc.Session().Err(), client.ErrSessionLost)
-	})
+	}, 10*time.Second, pollEvery, "the holder's client gives its session up")
 	link.Restore()
 	require.NoError(t, holder.Unlock(ctx))
 	require.False(t, holder.IsHeld())
-	require.Equal(t, []string{mxBase(waiter.Node())}, mxChildren(t, hc, mxLockPath))
+	require.Equal(t, []string{mxBase(waiter.Node())}, children(t, hc, mxLockPath))
 	require.NoError(t, waiter.Unlock(ctx))
 }
 
@@ -84,7 +83,7 @@ func TestMutexHolderSessionExpiresLostOnSessionLossOnly(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
 	ctx := ctxT(t, 60*time.Second)
-	link := faultlink.New()
+	link := newLink(t)
 	hc := connect(t, clientOpts{ns: ns, link: link, timeout: mxShortSession})
 	holder := mxNew(t, hc, mxLockPath, mutex.WithLostOnSessionLossOnly())
 	waiter := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
@@ -96,16 +95,16 @@ func TestMutexHolderSessionExpiresLostOnSessionLossOnly(t *testing.T) {
 	lw := mxWatchLost(lost, hc)
 
 	link.Cut()
-	mxEventually(t, 5*time.Second, "the holder's client is suspended", func() bool {
+	require.Eventually(t, func() bool {
 		return hc.State() == client.StateSuspended
-	})
+	}, 5*time.Second, pollEvery, "the holder's client is suspended")
 	time.Sleep(300 * time.Millisecond)
 	require.Equal(t, client.StateSuspended, hc.State(), "the session was lost too early for this check")
-	require.False(t, mxClosed(lost), "Lost closed at the suspension despite WithLostOnSessionLossOnly")
+	require.False(t, closed(lost), "Lost closed at the suspension despite WithLostOnSessionLossOnly")
 
-	require.True(t, mxWaitClosed(lw.done, 15*time.Second), "Lost never closed after the session was lost")
+	require.True(t, waitClosed(lw.done, 15*time.Second), "Lost never closed after the session was lost")
 	require.ErrorIs(t, lw.sessErr, client.ErrSessionLost, "Lost closed before the session was lost")
-	require.NoError(t, mxAwait(t, res, 20*time.Second, "waiter").err)
+	require.NoError(t, await(t, res, 20*time.Second, "waiter").err)
 
 	link.Restore()
 	require.NoError(t, holder.Unlock(ctx))
@@ -124,7 +123,7 @@ func TestMutexWaiterSessionExpires(t *testing.T) {
 	ctx := ctxT(t, 60*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
 	holder := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
-	link := faultlink.New()
+	link := newLink(t)
 	dc := connect(t, clientOpts{ns: ns, link: link, timeout: mxShortSession})
 	doomed := mxNew(t, dc, mxLockPath)
 	behind := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
@@ -140,18 +139,18 @@ func TestMutexWaiterSessionExpires(t *testing.T) {
 	oldSession := dc.Session()
 
 	link.Cut()
-	mxEventually(t, 20*time.Second, "the doomed waiter's client gives its session up", func() bool {
+	require.Eventually(t, func() bool {
 		return errors.Is(oldSession.Err(), client.ErrSessionLost)
-	})
-	mxEventually(t, 10*time.Second, "the expired waiter's node goes", func() bool {
-		for _, k := range mxChildren(t, obs, mxLockPath) {
+	}, 20*time.Second, pollEvery, "the doomed waiter's client gives its session up")
+	eventually(t, 10*time.Second, "the expired waiter's node goes", func() bool {
+		for _, k := range children(t, obs, mxLockPath) {
 			if k == doomedNode {
 				return false
 			}
 		}
 		return true
 	})
-	mxPending(t, rd, "the waiter whose session was lost")
+	pending(t, rd, 0, "the waiter whose session was lost")
 	require.Equal(t, []string{mxBase(holder.Node()), behindNode}, mxNames(mxWaitQueued(t, holder, 2)))
 
 	link.Restore()
@@ -165,14 +164,14 @@ func TestMutexWaiterSessionExpires(t *testing.T) {
 	require.NotEqual(t, oldSession.ID(), st.EphemeralOwner)
 
 	time.Sleep(200 * time.Millisecond)
-	mxPending(t, rb, "the waiter behind (while the holder holds)")
-	require.False(t, mxClosed(holder.Lost()), "the holder was disturbed")
+	pending(t, rb, 0, "the waiter behind (while the holder holds)")
+	require.False(t, closed(holder.Lost()), "the holder was disturbed")
 	require.NoError(t, holder.Unlock(ctx))
-	require.NoError(t, mxAwait(t, rb, 10*time.Second, "the waiter behind").err)
+	require.NoError(t, await(t, rb, 10*time.Second, "the waiter behind").err)
 	require.Equal(t, mxLockPath+"/"+behindNode, behind.Node())
-	mxPending(t, rd, "the requeued waiter (while the waiter behind holds)")
+	pending(t, rd, 0, "the requeued waiter (while the waiter behind holds)")
 	require.NoError(t, behind.Unlock(ctx))
-	require.NoError(t, mxAwait(t, rd, 10*time.Second, "the requeued waiter").err)
+	require.NoError(t, await(t, rd, 10*time.Second, "the requeued waiter").err)
 	require.Equal(t, requeued.Path, doomed.Node())
 	require.NoError(t, doomed.Unlock(ctx))
 }

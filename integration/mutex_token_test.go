@@ -36,8 +36,8 @@ func TestMutexTokensIncrease(t *testing.T) {
 		require.Zero(t, mxTok(m), "token after Unlock")
 	}
 
-	mxEventually(t, 10*time.Second, "the empty lock directory is reaped", func() bool {
-		return !mxExists(t, obs, mxLockPath)
+	eventually(t, 10*time.Second, "the empty lock directory is reaped", func() bool {
+		return !exists(t, obs, mxLockPath)
 	})
 	m := ms[0]
 	require.NoError(t, m.Lock(ctx))
@@ -69,16 +69,16 @@ func TestMutexDirectoryReaped(t *testing.T) {
 	mxWaitQueued(t, a, 3)
 	require.ErrorIs(t, d.TryLock(ctx), mutex.ErrLocked)
 	cancel()
-	require.ErrorIs(t, mxAwait(t, rc, 10*time.Second, "cancelled waiter").err, context.Canceled)
+	require.ErrorIs(t, await(t, rc, 10*time.Second, "cancelled waiter").err, context.Canceled)
 	require.NoError(t, a.Unlock(ctx))
 	require.NoError(t, a.Unlock(ctx))
-	require.NoError(t, mxAwait(t, rb, 10*time.Second, "b").err)
-	require.True(t, mxExists(t, obs, mxLockPath), "the directory went while b held")
+	require.NoError(t, await(t, rb, 10*time.Second, "b").err)
+	require.True(t, exists(t, obs, mxLockPath), "the directory went while b held")
 	require.NoError(t, b.Unlock(ctx))
 
 	start := time.Now()
-	mxEventually(t, 10*time.Second, "the empty lock directory is reaped", func() bool {
-		return !mxExists(t, obs, mxLockPath)
+	eventually(t, 10*time.Second, "the empty lock directory is reaped", func() bool {
+		return !exists(t, obs, mxLockPath)
 	})
 	t.Logf("directory reaped %v after the last release", time.Since(start))
 }

@@ -33,7 +33,7 @@ func TestRWLockReentrancy(t *testing.T) {
 	defer rcancel()
 	require.NoError(t, a.RLock(rctx))
 	require.NoError(t, a.Lock(rctx), "more writes while also reading: reentrant, not an upgrade")
-	require.Len(t, rwChildren(t, ctx, obs), 2, "one node per side, whatever the counts")
+	require.Len(t, children(t, obs, rwDir), 2, "one node per side, whatever the counts")
 
 	for i := 0; i < 3; i++ {
 		require.NoError(t, a.Unlock(ctx))
@@ -44,7 +44,7 @@ func TestRWLockReentrancy(t *testing.T) {
 	require.False(t, a.WriteLock().IsHeld())
 	require.ErrorIs(t, a.Unlock(ctx), rwlock.ErrNotHeld)
 	require.True(t, a.ReadLock().IsHeld())
-	require.Len(t, rwChildren(t, ctx, obs), 1)
+	require.Len(t, children(t, obs, rwDir), 1)
 
 	// Only the downgraded read is left: readers share it, writers wait.
 	require.NoError(t, b.TryRLock(ctx))
@@ -56,7 +56,7 @@ func TestRWLockReentrancy(t *testing.T) {
 	require.NoError(t, a.RUnlock(ctx))
 	require.False(t, a.ReadLock().IsHeld())
 	require.ErrorIs(t, a.RUnlock(ctx), rwlock.ErrNotHeld)
-	require.Empty(t, rwChildren(t, ctx, obs))
+	require.Empty(t, children(t, obs, rwDir))
 	require.NoError(t, b.TryLock(ctx))
 	require.NoError(t, b.Unlock(ctx))
 }
@@ -73,14 +73,14 @@ func TestRWLockLostAndToken(t *testing.T) {
 	ws, rs := a.WriteLock(), a.ReadLock()
 
 	for _, s := range []*mutex.Mutex{ws, rs} {
-		rwRequireClosed(t, s.Lost(), "Lost of a side that does not hold")
+		require.True(t, closed(s.Lost()), "Lost of a side that does not hold")
 		require.Zero(t, mxTok(s))
 		require.Empty(t, s.Node())
 	}
 
 	require.NoError(t, a.Lock(ctx))
-	rwRequireOpen(t, ws.Lost(), "write Lost while held")
-	rwRequireClosed(t, rs.Lost(), "read Lost while only the write side holds")
+	require.False(t, closed(ws.Lost()), "write Lost while held")
+	require.True(t, closed(rs.Lost()), "read Lost while only the write side holds")
 	wTok := mxTok(ws)
 	require.Positive(t, wTok)
 	require.Zero(t, mxTok(rs))
@@ -92,17 +92,17 @@ func TestRWLockLostAndToken(t *testing.T) {
 	rTok := mxTok(rs)
 	require.Equal(t, wTok, rTok, "a read taken under the write holding continues it, with its token")
 	wLost, rLost := ws.Lost(), rs.Lost()
-	rwRequireOpen(t, wLost, "write Lost")
-	rwRequireOpen(t, rLost, "read Lost")
+	require.False(t, closed(wLost), "write Lost")
+	require.False(t, closed(rLost), "read Lost")
 
 	require.NoError(t, a.Unlock(ctx))
-	rwRequireClosed(t, wLost, "write Lost after Unlock")
-	rwRequireOpen(t, rLost, "read Lost after the write side's Unlock")
+	require.True(t, closed(wLost), "write Lost after Unlock")
+	require.False(t, closed(rLost), "read Lost after the write side's Unlock")
 	require.Zero(t, mxTok(ws))
 	require.Equal(t, rTok, mxTok(rs))
 
 	require.NoError(t, a.RUnlock(ctx))
-	rwRequireClosed(t, rLost, "read Lost after RUnlock")
+	require.True(t, closed(rLost), "read Lost after RUnlock")
 	require.Zero(t, mxTok(rs))
 
 	require.NoError(t, b.Lock(ctx))
@@ -130,17 +130,17 @@ func TestRWLockTry(t *testing.T) {
 	require.ErrorIs(t, b.TryLock(ctx), rwlock.ErrLocked)
 	require.False(t, b.ReadLock().IsHeld())
 	require.False(t, b.WriteLock().IsHeld())
-	require.Len(t, rwChildren(t, ctx, obs), 1, "a failed try left a node")
+	require.Len(t, children(t, obs, rwDir), 1, "a failed try left a node")
 	require.NoError(t, a.Unlock(ctx))
 
 	// A reader holds and a writer waits: a new reader may not jump the writer.
 	require.NoError(t, a.RLock(ctx))
 	bGot := rwAsync(ctx, b.Lock)
-	rwWaitChildren(t, ctx, obs, 2)
+	waitChildren(t, obs, rwDir, 2)
 	require.ErrorIs(t, c.TryRLock(ctx), rwlock.ErrLocked, "a writer is queued ahead")
-	require.Len(t, rwChildren(t, ctx, obs), 2)
+	require.Len(t, children(t, obs, rwDir), 2)
 	require.NoError(t, a.RUnlock(ctx))
-	require.NoError(t, rwDone(t, bGot, "writer b"))
+	require.NoError(t, await(t, bGot, rwPatience, "writer b"))
 	require.NoError(t, b.Unlock(ctx))
 	require.NoError(t, c.TryRLock(ctx))
 	require.NoError(t, c.RUnlock(ctx))
@@ -183,7 +183,7 @@ func TestRWLockBadInput(t *testing.T) {
 	require.ErrorIs(t, s.TryLock(ctx), client.ErrInvalidArgument)
 	require.ErrorIs(t, s.Unlock(ctx), client.ErrInvalidArgument)
 	require.False(t, s.IsHeld())
-	rwRequireClosed(t, s.Lost(), "zero side's Lost")
+	require.True(t, closed(s.Lost()), "zero side's Lost")
 	require.Zero(t, mxTok(s))
 	require.Empty(t, s.Node())
 
@@ -196,22 +196,4 @@ func TestRWLockBadInput(t *testing.T) {
 	parts, err := h.Participants(ctx)
 	require.NoError(t, err)
 	require.Empty(t, parts, "no directory yet")
-}
-
-func rwRequireClosed(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	default:
-		t.Fatalf("%s: channel open, want closed", what)
-	}
-}
-
-func rwRequireOpen(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-		t.Fatalf("%s: channel closed, want open", what)
-	default:
-	}
 }

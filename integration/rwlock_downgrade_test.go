@@ -26,31 +26,31 @@ func TestRWLockDowngrade(t *testing.T) {
 	require.NoError(t, a.Lock(ctx))
 	writeNode := a.WriteLock().Node()
 	bGot := rwAsync(ctx, b.Lock) // queues behind a's write node
-	rwWaitChildren(t, ctx, obs, 2)
+	waitChildren(t, obs, rwDir, 2)
 
 	require.NoError(t, a.RLock(rwUnderWrite(t, ctx, a)), "downgrade must not wait")
 	readNode := a.ReadLock().Node()
 	require.True(t, strings.HasSuffix(readNode, rwSequenceSuffix(t, writeNode)),
 		"read node %s takes the writer's place %s", readNode, writeNode)
-	rwWaitChildren(t, ctx, obs, 3)
+	waitChildren(t, obs, rwDir, 3)
 
 	require.NoError(t, a.Unlock(ctx))
 	require.False(t, a.WriteLock().IsHeld())
 	require.True(t, a.ReadLock().IsHeld())
-	rwWaitChildren(t, ctx, obs, 2)
-	rwStillWaiting(t, bGot, "writer queued during the downgrade")
+	waitChildren(t, obs, rwDir, 2)
+	pending(t, bGot, rwQuiet, "writer queued during the downgrade")
 
 	// A writer queued after the downgrade is blocked too, and so is a reader
 	// behind that writer; a reader queued behind the downgraded read alone is not.
 	require.ErrorIs(t, c.TryLock(ctx), rwlock.ErrLocked)
 	require.ErrorIs(t, c.TryRLock(ctx), rwlock.ErrLocked, "writer b is queued ahead")
-	rwWaitChildren(t, ctx, obs, 2)
+	waitChildren(t, obs, rwDir, 2)
 
 	require.NoError(t, a.RUnlock(ctx))
-	require.NoError(t, rwDone(t, bGot, "writer b"))
+	require.NoError(t, await(t, bGot, rwPatience, "writer b"))
 	require.True(t, b.WriteLock().IsHeld())
 	require.NoError(t, b.Unlock(ctx))
-	require.Empty(t, rwChildren(t, ctx, obs))
+	require.Empty(t, children(t, obs, rwDir))
 }
 
 // TestRWLockDowngradeThenQueue queues a writer after the downgrade, while the
@@ -66,12 +66,12 @@ func TestRWLockDowngradeThenQueue(t *testing.T) {
 	require.NoError(t, a.Lock(ctx))
 	require.NoError(t, a.RLock(rwUnderWrite(t, ctx, a)))
 	bGot := rwAsync(ctx, b.Lock)
-	rwWaitChildren(t, ctx, obs, 3)
-	rwStillWaiting(t, bGot, "writer b")
+	waitChildren(t, obs, rwDir, 3)
+	pending(t, bGot, rwQuiet, "writer b")
 	require.NoError(t, a.Unlock(ctx))
-	rwStillWaiting(t, bGot, "writer b after a's write release")
+	pending(t, bGot, rwQuiet, "writer b after a's write release")
 	require.NoError(t, a.RUnlock(ctx))
-	require.NoError(t, rwDone(t, bGot, "writer b"))
+	require.NoError(t, await(t, bGot, rwPatience, "writer b"))
 	require.NoError(t, b.Unlock(ctx))
 }
 
@@ -85,7 +85,7 @@ func TestRWLockUpgrade(t *testing.T) {
 	a, _ := rwHandle(t, clientOpts{ns: ns})
 
 	require.NoError(t, a.RLock(ctx))
-	before := rwChildren(t, ctx, obs)
+	before := children(t, obs, rwDir)
 	require.Len(t, before, 1)
 
 	// The goroutine that holds the read lock (its context carries it) asks
@@ -105,7 +105,7 @@ func TestRWLockUpgrade(t *testing.T) {
 	require.ErrorAs(t, a.TryLock(ctx), &le)
 	require.True(t, le.Local)
 	require.False(t, a.WriteLock().IsHeld())
-	require.Equal(t, before, rwChildren(t, ctx, obs), "a failed upgrade left a node")
+	require.Equal(t, before, children(t, obs, rwDir), "a failed upgrade left a node")
 
 	// The read lock is untouched, and after it the write lock is available.
 	require.True(t, a.ReadLock().IsHeld())

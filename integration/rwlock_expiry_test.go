@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
@@ -23,8 +22,7 @@ func TestRWLockWriterSessionExpires(t *testing.T) {
 	ctx := ctxT(t, 60*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
 
-	link := faultlink.New()
-	t.Cleanup(link.Close)
+	link := newLink(t)
 	w, wc := rwHandle(t, clientOpts{ns: ns, link: link, timeout: 1500 * time.Millisecond})
 	require.NoError(t, w.Lock(ctx))
 	wNode := w.WriteLock().Node()
@@ -35,21 +33,17 @@ func TestRWLockWriterSessionExpires(t *testing.T) {
 	r2, _ := rwHandle(t, clientOpts{ns: ns})
 	got1 := rwAsync(ctx, r1.RLock)
 	got2 := rwAsync(ctx, r2.RLock)
-	rwWaitChildren(t, ctx, obs, 3)
-	rwStillWaiting(t, got1, "reader 1 behind the writer")
+	waitChildren(t, obs, rwDir, 3)
+	pending(t, got1, rwQuiet, "reader 1 behind the writer")
 
 	link.Cut()
 	// The server expires the session after its 1.5s timeout (give or take a
 	// tick of 200ms); the readers wait for the deletion of the writer's node.
-	require.NoError(t, rwDone(t, got1, "reader 1"))
-	require.NoError(t, rwDone(t, got2, "reader 2"))
-	select {
-	case <-wLost:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the cut-off writer's Lost never closed")
-	}
+	require.NoError(t, await(t, got1, rwPatience, "reader 1"))
+	require.NoError(t, await(t, got2, rwPatience, "reader 2"))
+	require.True(t, waitClosed(wLost, 10*time.Second), "the cut-off writer's Lost never closed")
 
-	kids := rwWaitChildren(t, ctx, obs, 2)
+	kids := waitChildren(t, obs, rwDir, 2)
 	for _, k := range kids {
 		require.True(t, strings.Contains(k, rwlock.ReadLockName), "left: %v", kids)
 		require.False(t, strings.HasSuffix(wNode, k), "the expired writer's node is still there")
@@ -69,11 +63,11 @@ func TestRWLockWriterSessionExpires(t *testing.T) {
 	_ = w.Unlock(ctx) // its node is gone already; what matters is the handle is free again
 	require.False(t, w.WriteLock().IsHeld())
 	wGot := rwAsync(ctx, w.Lock)
-	rwWaitChildren(t, ctx, obs, 3)
-	rwStillWaiting(t, wGot, "writer behind the readers")
+	waitChildren(t, obs, rwDir, 3)
+	pending(t, wGot, rwQuiet, "writer behind the readers")
 	require.NoError(t, r1.RUnlock(ctx))
 	require.NoError(t, r2.RUnlock(ctx))
-	require.NoError(t, rwDone(t, wGot, "writer"))
+	require.NoError(t, await(t, wGot, rwPatience, "writer"))
 	require.NoError(t, w.Unlock(ctx))
 }
 
@@ -89,26 +83,25 @@ func TestRWLockWaiterSessionExpires(t *testing.T) {
 
 	w, _ := rwHandle(t, clientOpts{ns: ns})
 	require.NoError(t, w.Lock(ctx))
-	link := faultlink.New()
-	t.Cleanup(link.Close)
+	link := newLink(t)
 	r, rc := rwHandle(t, clientOpts{ns: ns, link: link, timeout: 1500 * time.Millisecond})
 	rGot := rwAsync(ctx, r.RLock)
 	w2, _ := rwHandle(t, clientOpts{ns: ns})
-	rwWaitChildren(t, ctx, obs, 2)
+	waitChildren(t, obs, rwDir, 2)
 	w2Got := rwAsync(ctx, w2.Lock)
-	rwWaitChildren(t, ctx, obs, 3)
+	waitChildren(t, obs, rwDir, 3)
 	oldSession := rc.Session()
 
 	link.Cut()
 	require.Eventually(t, func() bool { return oldSession.Err() != nil }, 20*time.Second, 20*time.Millisecond,
 		"the reader's client never gave its session up")
-	kids := rwWaitChildren(t, ctx, obs, 2) // the server expired the reader's session
+	kids := waitChildren(t, obs, rwDir, 2) // the server expired the reader's session
 	for _, k := range kids {
 		require.Contains(t, k, rwlock.WriteLockName)
 	}
-	rwStillWaiting(t, rGot, "the cut-off reader (it held nothing, so it keeps trying)")
+	pending(t, rGot, rwQuiet, "the cut-off reader (it held nothing, so it keeps trying)")
 	link.Restore()
-	kids = rwWaitChildren(t, ctx, obs, 3) // the reader queued again, behind writer 2
+	kids = waitChildren(t, obs, rwDir, 3) // the reader queued again, behind writer 2
 	readers := 0
 	for _, k := range kids {
 		if strings.Contains(k, rwlock.ReadLockName) {
@@ -118,12 +111,12 @@ func TestRWLockWaiterSessionExpires(t *testing.T) {
 	require.Equal(t, 1, readers, "one read node (the requeued reader's) in %v", kids)
 	require.False(t, r.ReadLock().IsHeld())
 
-	rwStillWaiting(t, w2Got, "writer 2 behind the holder")
+	pending(t, w2Got, rwQuiet, "writer 2 behind the holder")
 	require.NoError(t, w.Unlock(ctx))
-	require.NoError(t, rwDone(t, w2Got, "writer 2"))
-	rwStillWaiting(t, rGot, "the requeued reader behind writer 2")
+	require.NoError(t, await(t, w2Got, rwPatience, "writer 2"))
+	pending(t, rGot, rwQuiet, "the requeued reader behind writer 2")
 	require.NoError(t, w2.Unlock(ctx))
-	require.NoError(t, rwDone(t, rGot, "the requeued reader"))
+	require.NoError(t, await(t, rGot, rwPatience, "the requeued reader"))
 	require.True(t, r.ReadLock().IsHeld())
 	require.NoError(t, r.RUnlock(ctx))
 }
@@ -138,8 +131,7 @@ func TestRWLockLostOnSuspension(t *testing.T) {
 	ctx := ctxT(t, 60*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
 
-	link := faultlink.New()
-	t.Cleanup(link.Close)
+	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: 8 * time.Second})
 	sid := c.Session().ID()
 	outage := func() {
@@ -165,34 +157,30 @@ func TestRWLockLostOnSuspension(t *testing.T) {
 		require.NoError(t, rw.RLock(wctx)) // read under write: both sides hold
 		rctx, rcancel := rw.ReadLock().Context(wctx)
 		wLost, rLost := rw.WriteLock().Lost(), rw.ReadLock().Lost()
-		rwRequireOpen(t, wLost, "write Lost before the outage")
-		rwRequireOpen(t, rLost, "read Lost before the outage")
+		require.False(t, closed(wLost), "write Lost before the outage")
+		require.False(t, closed(rLost), "read Lost before the outage")
 
 		outage()
 		if lenient {
-			rwRequireOpen(t, wLost, "lenient write Lost after a short outage")
-			rwRequireOpen(t, rLost, "lenient read Lost after a short outage")
+			require.False(t, closed(wLost), "lenient write Lost after a short outage")
+			require.False(t, closed(rLost), "lenient read Lost after a short outage")
 			require.NoError(t, rw.Lock(rctx), "reentrant write on a holding that was not lost")
 			require.NoError(t, rw.RLock(rctx), "reentrant read on a holding that was not lost")
 			require.NoError(t, rw.Unlock(ctx))
 			require.NoError(t, rw.RUnlock(ctx))
 		} else {
-			select {
-			case <-wLost:
-			case <-time.After(5 * time.Second):
-				t.Fatal("write Lost stayed open over a suspension")
-			}
-			rwRequireClosed(t, rLost, "read Lost after a suspension")
+			require.True(t, waitClosed(wLost, 5*time.Second), "write Lost stayed open over a suspension")
+			require.True(t, closed(rLost), "read Lost after a suspension")
 			require.ErrorIs(t, rw.Lock(rctx), rwlock.ErrLost)
 			require.ErrorIs(t, rw.RLock(rctx), rwlock.ErrLost)
 		}
 		// The session lived on, and so did the nodes: releasing removes them.
-		require.Len(t, rwChildren(t, ctx, obs), 2)
+		require.Len(t, children(t, obs, rwDir), 2)
 		require.NoError(t, rw.Unlock(ctx))
 		require.NoError(t, rw.RUnlock(ctx))
 		require.False(t, rw.WriteLock().IsHeld())
 		require.False(t, rw.ReadLock().IsHeld())
-		require.Empty(t, rwChildren(t, ctx, obs))
+		require.Empty(t, children(t, obs, rwDir))
 		rcancel()
 		wcancel()
 	}
@@ -209,17 +197,16 @@ func TestRWLockNoDowngradeOnLostWrite(t *testing.T) {
 	ctx := ctxT(t, 60*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
 
-	link := faultlink.New()
-	t.Cleanup(link.Close)
+	link := newLink(t)
 	a, ac := rwHandle(t, clientOpts{ns: ns, link: link, timeout: 1500 * time.Millisecond})
 	b, _ := rwHandle(t, clientOpts{ns: ns})
 	require.NoError(t, a.Lock(ctx))
 	aSession := ac.Session().ID()
 	bGot := rwAsync(ctx, b.Lock)
-	rwWaitChildren(t, ctx, obs, 2)
+	waitChildren(t, obs, rwDir, 2)
 
 	link.Cut() // a's session expires on the server; b takes the write lock
-	require.NoError(t, rwDone(t, bGot, "writer b"))
+	require.NoError(t, await(t, bGot, rwPatience, "writer b"))
 	require.True(t, b.WriteLock().IsHeld())
 	link.Restore()
 	require.Eventually(t, func() bool {
@@ -227,14 +214,14 @@ func TestRWLockNoDowngradeOnLostWrite(t *testing.T) {
 		return s != nil && s.ID() != aSession && s.Err() == nil
 	}, 20*time.Second, 20*time.Millisecond, "a's client never got a new session")
 	require.True(t, a.WriteLock().IsHeld(), "a has not unlocked yet")
-	rwRequireClosed(t, a.WriteLock().Lost(), "a's lost write holding")
+	require.True(t, closed(a.WriteLock().Lost()), "a's lost write holding")
 
 	rctx, cancel := context.WithTimeout(rwUnderWrite(t, ctx, a), time.Second)
 	defer cancel()
 	err := a.RLock(rctx)
 	require.ErrorIs(t, err, rwlock.ErrLost)
 	held := a.ReadLock().IsHeld()
-	kids := rwChildren(t, ctx, obs)
+	kids := children(t, obs, rwDir)
 	if held {
 		_ = a.RUnlock(ctx)
 	}

@@ -49,15 +49,15 @@ func rwStartActor(ctx context.Context, log *rwLog, name string, lock, unlock fun
 
 func (a *rwActor) mustAcquire(t *testing.T) {
 	t.Helper()
-	require.NoError(t, rwDone(t, a.acquired, a.name+" acquire"))
+	require.NoError(t, await(t, a.acquired, rwPatience, a.name+" acquire"))
 }
 
-func (a *rwActor) mustWait(t *testing.T) { t.Helper(); rwStillWaiting(t, a.acquired, a.name) }
+func (a *rwActor) mustWait(t *testing.T) { t.Helper(); pending(t, a.acquired, rwQuiet, a.name) }
 
 func (a *rwActor) mustRelease(t *testing.T) {
 	t.Helper()
 	close(a.release)
-	require.NoError(t, rwDone(t, a.released, a.name+" release"))
+	require.NoError(t, await(t, a.released, rwPatience, a.name+" release"))
 }
 
 // TestRWLockOrder queues R1 R2 W1 R3 W2 behind a writer W0 and checks that
@@ -91,7 +91,7 @@ func TestRWLockOrder(t *testing.T) {
 		}
 		actors[s.name] = rwStartActor(actx, &log, s.name, lock, unlock)
 		// The next one starts only once this one's node is in the queue.
-		rwWaitChildren(t, ctx, obs, i+1)
+		waitChildren(t, obs, rwDir, i+1)
 		if i == 0 {
 			actors["W0"].mustAcquire(t)
 		}
@@ -144,5 +144,5 @@ func TestRWLockOrder(t *testing.T) {
 	before("W1 released", "R3 acquired")
 	before("R3 released", "W2 acquired")
 	require.Len(t, ev, 12)
-	require.Empty(t, rwChildren(t, ctx, obs))
+	require.Empty(t, children(t, obs, rwDir))
 }

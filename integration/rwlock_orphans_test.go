@@ -22,7 +22,7 @@ func TestRWLockNoOrphans(t *testing.T) {
 	c, _ := rwHandle(t, clientOpts{ns: ns})
 
 	require.NoError(t, a.Lock(ctx))
-	holder := rwChildren(t, ctx, obs)
+	holder := children(t, obs, rwDir)
 	require.Len(t, holder, 1)
 
 	short := func() context.Context {
@@ -32,17 +32,17 @@ func TestRWLockNoOrphans(t *testing.T) {
 	}
 	require.ErrorIs(t, b.RLock(short()), context.DeadlineExceeded, "reader behind a writer")
 	require.ErrorIs(t, c.Lock(short()), context.DeadlineExceeded, "writer behind a writer")
-	require.Equal(t, holder, rwChildren(t, ctx, obs), "a cancelled wait left its node")
+	require.Equal(t, holder, children(t, obs, rwDir), "a cancelled wait left its node")
 
 	// Cancelled rather than timed out, with both a reader and a writer waiting.
 	cctx, cancel := context.WithCancel(ctx)
 	bGot := rwAsync(cctx, b.RLock)
 	cGot := rwAsync(cctx, c.Lock)
-	rwWaitChildren(t, ctx, obs, 3)
+	waitChildren(t, obs, rwDir, 3)
 	cancel()
-	require.ErrorIs(t, rwDone(t, bGot, "reader b"), context.Canceled)
-	require.ErrorIs(t, rwDone(t, cGot, "writer c"), context.Canceled)
-	require.Equal(t, holder, rwChildren(t, ctx, obs), "a cancelled wait left its node")
+	require.ErrorIs(t, await(t, bGot, rwPatience, "reader b"), context.Canceled)
+	require.ErrorIs(t, await(t, cGot, rwPatience, "writer c"), context.Canceled)
+	require.Equal(t, holder, children(t, obs, rwDir), "a cancelled wait left its node")
 	require.False(t, b.ReadLock().IsHeld())
 	require.False(t, c.WriteLock().IsHeld())
 
@@ -52,7 +52,7 @@ func TestRWLockNoOrphans(t *testing.T) {
 	require.NoError(t, a.RLock(ctx))
 	require.ErrorIs(t, c.Lock(short()), context.DeadlineExceeded, "writer behind a reader")
 	require.NoError(t, b.TryRLock(ctx), "the cancelled writer still blocks readers")
-	require.Len(t, rwChildren(t, ctx, obs), 2)
+	require.Len(t, children(t, obs, rwDir), 2)
 	require.NoError(t, b.RUnlock(ctx))
 	require.NoError(t, a.RUnlock(ctx))
 
@@ -61,13 +61,13 @@ func TestRWLockNoOrphans(t *testing.T) {
 	require.NoError(t, a.RLock(ctx))
 	cctx, cancel = context.WithCancel(ctx)
 	cGot = rwAsync(cctx, c.Lock)
-	rwWaitChildren(t, ctx, obs, 2)
+	waitChildren(t, obs, rwDir, 2)
 	bGot = rwAsync(ctx, b.RLock)
-	rwWaitChildren(t, ctx, obs, 3)
-	rwStillWaiting(t, bGot, "reader b behind writer c")
+	waitChildren(t, obs, rwDir, 3)
+	pending(t, bGot, rwQuiet, "reader b behind writer c")
 	cancel()
-	require.ErrorIs(t, rwDone(t, cGot, "writer c"), context.Canceled)
-	require.NoError(t, rwDone(t, bGot, "reader b after writer c gave up"))
+	require.ErrorIs(t, await(t, cGot, rwPatience, "writer c"), context.Canceled)
+	require.NoError(t, await(t, bGot, rwPatience, "reader b after writer c gave up"))
 	require.NoError(t, b.RUnlock(ctx))
 	require.NoError(t, a.RUnlock(ctx))
 
@@ -76,15 +76,15 @@ func TestRWLockNoOrphans(t *testing.T) {
 	require.NoError(t, a.Lock(ctx))
 	cctx, cancel = context.WithCancel(ctx)
 	cGot = rwAsync(cctx, c.Lock)
-	rwWaitChildren(t, ctx, obs, 2)
+	waitChildren(t, obs, rwDir, 2)
 	dGot := rwAsync(ctx, d.Lock)
-	rwWaitChildren(t, ctx, obs, 3)
+	waitChildren(t, obs, rwDir, 3)
 	cancel()
-	require.ErrorIs(t, rwDone(t, cGot, "writer c"), context.Canceled)
-	rwWaitChildren(t, ctx, obs, 2)
-	rwStillWaiting(t, dGot, "writer d behind holder a")
+	require.ErrorIs(t, await(t, cGot, rwPatience, "writer c"), context.Canceled)
+	waitChildren(t, obs, rwDir, 2)
+	pending(t, dGot, rwQuiet, "writer d behind holder a")
 	require.NoError(t, a.Unlock(ctx))
-	require.NoError(t, rwDone(t, dGot, "writer d"))
+	require.NoError(t, await(t, dGot, rwPatience, "writer d"))
 	require.NoError(t, d.Unlock(ctx))
 
 	// The handles that gave up work as before.
@@ -98,6 +98,6 @@ func TestRWLockNoOrphans(t *testing.T) {
 
 	// Locking again builds the directory again.
 	require.NoError(t, a.RLock(ctx))
-	require.Len(t, rwChildren(t, ctx, obs), 1)
+	require.Len(t, children(t, obs, rwDir), 1)
 	require.NoError(t, a.RUnlock(ctx))
 }

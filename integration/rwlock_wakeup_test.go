@@ -12,11 +12,6 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
-// rwListings is how many directory listings went out through link.
-func rwListings(link *faultlink.Link) int64 {
-	return link.Requests(faultlink.OpGetChildren) + link.Requests(faultlink.OpGetChildren2)
-}
-
 // TestRWLockReaderWakesOnce queues a reader R behind three writers. R waits
 // for the last of them, W3, and also watches W2, the node before it. W1's
 // release does not wake R. W2's release wakes R once, to list early while W3
@@ -44,40 +39,40 @@ func TestRWLockReaderWakesOnce(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		rw, _ := rwHandle(t, clientOpts{ns: ns})
 		writers = append(writers, rwStartActor(actx, &log, fmt.Sprintf("W%d", i), rw.Lock, rw.Unlock))
-		rwWaitChildren(t, ctx, obs, i)
+		waitChildren(t, obs, rwDir, i)
 	}
 	writers[0].mustAcquire(t)
 
-	link := faultlink.New()
+	link := newLink(t)
 	r, _ := rwHandle(t, clientOpts{ns: ns, link: link})
-	listBase, getBase := rwListings(link), link.Requests(faultlink.OpGetData)
+	listBase, getBase := listings(link), link.Requests(faultlink.OpGetData)
 	got := rwAsync(ctx, r.RLock)
 	// R is waiting once it has listed, read its own node and set its two
 	// data watches: on the writer it waits for and on the node before that.
 	require.Eventually(t, func() bool {
 		return link.Requests(faultlink.OpGetData)-getBase == 3
 	}, 10*time.Second, 5*time.Millisecond, "R never started waiting")
-	require.Equal(t, int64(1), rwListings(link)-listBase, "R's first listing")
+	require.Equal(t, int64(1), listings(link)-listBase, "R's first listing")
 
 	// W1 hands over to W2: R is not woken.
 	wakeBase := queue.BenchWakeups()
 	writers[0].mustRelease(t)
 	writers[1].mustAcquire(t)
 	time.Sleep(100 * time.Millisecond)
-	require.Equal(t, int64(1), rwListings(link)-listBase, "W1's release made R list")
+	require.Equal(t, int64(1), listings(link)-listBase, "W1's release made R list")
 	// W2 hands over to W3: R wakes once and lists early, while W3 holds.
 	writers[1].mustRelease(t)
 	writers[2].mustAcquire(t)
-	require.Eventually(t, func() bool { return rwListings(link)-listBase == 2 }, 10*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return listings(link)-listBase == 2 }, 10*time.Second, 5*time.Millisecond,
 		"R lists early when W2 goes")
-	rwStillWaiting(t, got, "R behind W3")
+	pending(t, got, rwQuiet, "R behind W3")
 
 	// W3 goes: only R waits now, so every wakeup from here on is R's.
 	wakeBase = queue.BenchWakeups()
 	writers[2].mustRelease(t)
-	require.NoError(t, rwDone(t, got, "R"))
+	require.NoError(t, await(t, got, rwPatience, "R"))
 	require.Equal(t, int64(1), queue.BenchWakeups()-wakeBase, "R's wakeups")
-	require.Equal(t, int64(2), rwListings(link)-listBase,
+	require.Equal(t, int64(2), listings(link)-listBase,
 		"W3's release grants R with no listing: its early listing showed W3 first")
 	require.Eventually(t, func() bool { return link.Requests(faultlink.OpGetData)-getBase == 3 },
 		5*time.Second, 5*time.Millisecond, "R read three nodes in all: its own (with its first listing), W3 and W2; none once holding")
@@ -98,20 +93,20 @@ func TestRWLockReaderFastHandoff(t *testing.T) {
 	w, _ := rwHandle(t, clientOpts{ns: ns})
 	require.NoError(t, w.Lock(ctx))
 
-	link := faultlink.New()
+	link := newLink(t)
 	r, _ := rwHandle(t, clientOpts{ns: ns, link: link})
-	listBase, getBase := rwListings(link), link.Requests(faultlink.OpGetData)
+	listBase, getBase := listings(link), link.Requests(faultlink.OpGetData)
 	got := rwAsync(ctx, r.RLock)
 	require.Eventually(t, func() bool {
 		return link.Requests(faultlink.OpGetData)-getBase == 2
 	}, 10*time.Second, 5*time.Millisecond, "R never started waiting")
-	rwWaitChildren(t, ctx, obs, 2)
-	rwStillWaiting(t, got, "R behind W")
+	waitChildren(t, obs, rwDir, 2)
+	pending(t, got, rwQuiet, "R behind W")
 
 	wakeBase := queue.BenchWakeups()
 	require.NoError(t, w.Unlock(ctx))
-	require.NoError(t, rwDone(t, got, "R"))
+	require.NoError(t, await(t, got, rwPatience, "R"))
 	require.Equal(t, int64(1), queue.BenchWakeups()-wakeBase, "R's wakeups")
-	require.Equal(t, int64(1), rwListings(link)-listBase, "R listed only once: the writer's deletion was the grant")
+	require.Equal(t, int64(1), listings(link)-listBase, "R listed only once: the writer's deletion was the grant")
 	require.NoError(t, r.RUnlock(ctx))
 }

@@ -37,11 +37,11 @@ func TestRWLockWireLayout(t *testing.T) {
 	require.NoError(t, a.Lock(ctx))
 	require.NoError(t, a.RLock(rwUnderWrite(t, ctx, a))) // downgrade node
 	bGot := rwAsync(ctx, b.RLock)
-	rwWaitChildren(t, ctx, obs, 3)
+	waitChildren(t, obs, rwDir, 3)
 	cGot := rwAsync(ctx, c.Lock)
-	rwWaitChildren(t, ctx, obs, 4)
+	waitChildren(t, obs, rwDir, 4)
 	dGot := rwAsync(ctx, d.RLock)
-	kids := rwWaitChildren(t, ctx, obs, 5)
+	kids := waitChildren(t, obs, rwDir, 5)
 
 	owners := map[string]int64{}
 	seq := map[string]string{}
@@ -125,12 +125,12 @@ func TestRWLockWireLayout(t *testing.T) {
 	require.Zero(t, dirStat.EphemeralOwner, "lock directory is ephemeral")
 
 	require.NoError(t, a.Unlock(ctx))
-	require.NoError(t, rwDone(t, bGot, "reader b"))
+	require.NoError(t, await(t, bGot, rwPatience, "reader b"))
 	require.NoError(t, a.RUnlock(ctx))
 	require.NoError(t, b.RUnlock(ctx))
-	require.NoError(t, rwDone(t, cGot, "writer c"))
+	require.NoError(t, await(t, cGot, rwPatience, "writer c"))
 	require.NoError(t, c.Unlock(ctx))
-	require.NoError(t, rwDone(t, dGot, "reader d"))
+	require.NoError(t, await(t, dGot, rwPatience, "reader d"))
 	require.NoError(t, d.RUnlock(ctx))
 }
 

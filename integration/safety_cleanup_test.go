@@ -32,7 +32,7 @@ func TestSafetyCleanupDroppedListing(t *testing.T) {
 	ns := namespace(t)
 	ctx := ctxT(t, 90*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
-	link := clLink(t)
+	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: 15 * time.Second,
 		extra: []client.Option{client.WithRetryPolicy(sfNTimes(t, 0, 0))}})
 	sid := c.Session().ID()
@@ -52,7 +52,7 @@ func TestSafetyCleanupDroppedListing(t *testing.T) {
 	lctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	err := m.Lock(lctx)
-	require.True(t, mxClosed(fired), "the acquire never listed the lock directory (Lock: %v)", err)
+	require.True(t, closed(fired), "the acquire never listed the lock directory (Lock: %v)", err)
 	cut := <-cutAt
 	require.Error(t, err, "Lock must fail: its listing's reply was lost and the policy allows no retry")
 	require.False(t, m.IsHeld())
@@ -62,21 +62,21 @@ func TestSafetyCleanupDroppedListing(t *testing.T) {
 		// While the link is down the node is still there (the premise of the
 		// test), and the client knows it owes a delete.
 		require.Len(t, sfOwnedBy(t, obs, mxLockPath, sid), 1, "the acquire's node is not on the server")
-		mxEventually(t, 2*time.Second, "a pending delete while the link is cut", func() bool {
+		require.Eventually(t, func() bool {
 			return c.PendingDeletes() >= 1
-		})
+		}, 2*time.Second, pollEvery, "a pending delete while the link is cut")
 	}
 	time.Sleep(time.Until(cut.Add(3 * time.Second)))
 	link.Restore()
 
 	sfWaitReconnected(t, c, sid)
-	mxEventually(t, 10*time.Second, "the orphaned node of the failed acquire is deleted", func() bool {
+	eventually(t, 10*time.Second, "the orphaned node of the failed acquire is deleted", func() bool {
 		return len(sfOwnedBy(t, obs, mxLockPath, sid)) == 0
 	})
 	other := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
 	require.NoError(t, other.TryLock(ctx), "another client is still blocked after the same session came back")
 	require.NoError(t, other.Unlock(ctx))
-	mxEventually(t, 10*time.Second, "PendingDeletes back to 0", func() bool { return c.PendingDeletes() == 0 })
+	require.Eventually(t, func() bool { return c.PendingDeletes() == 0 }, 10*time.Second, pollEvery, "PendingDeletes back to 0")
 
 	// The failed handle works again.
 	require.NoError(t, m.TryLock(ctx))
@@ -94,7 +94,7 @@ func TestSafetyCleanupUnlockWhileCut(t *testing.T) {
 	ns := namespace(t)
 	ctx := ctxT(t, 90*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
-	link := clLink(t)
+	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: 20 * time.Second,
 		extra: []client.Option{client.WithRetryPolicy(sfNTimes(t, 2, 200*time.Millisecond))}})
 	sid := c.Session().ID()
@@ -118,7 +118,7 @@ func TestSafetyCleanupUnlockWhileCut(t *testing.T) {
 	t.Logf("Unlock returned %v after the cut: %v", time.Since(cutAt), err)
 	require.ErrorIs(t, err, client.ErrDeletePending)
 	require.False(t, m.IsHeld(), "the handle must be released even though the delete is pending")
-	require.True(t, mxClosed(m.Lost()))
+	require.True(t, closed(m.Lost()))
 	_, terr := m.Token(ctx)
 	require.ErrorIs(t, terr, mutex.ErrNotHeld)
 
@@ -129,8 +129,8 @@ func TestSafetyCleanupUnlockWhileCut(t *testing.T) {
 	time.Sleep(time.Until(cutAt.Add(5 * time.Second)))
 	link.Restore()
 	sfWaitReconnected(t, c, sid)
-	mxEventually(t, 10*time.Second, "the released node is deleted once the session is back", func() bool {
-		return !mxExists(t, obs, node)
+	eventually(t, 10*time.Second, "the released node is deleted once the session is back", func() bool {
+		return !exists(t, obs, node)
 	})
 
 	lctx, lcancel := context.WithTimeout(ctx, 15*time.Second)
@@ -140,7 +140,7 @@ func TestSafetyCleanupUnlockWhileCut(t *testing.T) {
 	second := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
 	require.NoError(t, second.Lock(lctx), "a second client is blocked by the old node")
 	require.NoError(t, second.Unlock(ctx))
-	mxEventually(t, 10*time.Second, "PendingDeletes back to 0", func() bool { return c.PendingDeletes() == 0 })
+	require.Eventually(t, func() bool { return c.PendingDeletes() == 0 }, 10*time.Second, pollEvery, "PendingDeletes back to 0")
 }
 
 // TestSafetyCleanupCancelledLockDuringBlackhole cancels a Lock that waits
@@ -159,7 +159,7 @@ func TestSafetyCleanupCancelledLockDuringBlackhole(t *testing.T) {
 	holder := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
 	require.NoError(t, holder.Lock(ctx))
 
-	link := clLink(t)
+	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: 20 * time.Second,
 		extra: []client.Option{client.WithRetryPolicy(sfNTimes(t, 2, 200*time.Millisecond))}})
 	sid := c.Session().ID()
@@ -182,7 +182,7 @@ func TestSafetyCleanupCancelledLockDuringBlackhole(t *testing.T) {
 	case <-time.After(sfPrompt):
 		t.Errorf("a Lock cancelled during a blackhole did not return within %v of the cancel", sfPrompt)
 		link.Cut()
-		r = mxAwait(t, res, 30*time.Second, "the cancelled Lock after the cut")
+		r = await(t, res, 30*time.Second, "the cancelled Lock after the cut")
 	}
 	link.Cut()
 	t.Logf("cancelled Lock returned %v after the cancel: %v", r.at.Sub(cancelAt), r.err)
@@ -194,18 +194,18 @@ func TestSafetyCleanupCancelledLockDuringBlackhole(t *testing.T) {
 	time.Sleep(time.Until(holeAt.Add(7 * time.Second)))
 	link.Restore()
 	sfWaitReconnected(t, c, sid)
-	mxEventually(t, 10*time.Second, "the cancelled waiter's node is deleted once the session is back", func() bool {
+	eventually(t, 10*time.Second, "the cancelled waiter's node is deleted once the session is back", func() bool {
 		return len(sfOwnedBy(t, obs, mxLockPath, sid)) == 0
 	})
-	require.Equal(t, []string{mxBase(holder.Node())}, mxChildren(t, obs, mxLockPath))
+	require.Equal(t, []string{mxBase(holder.Node())}, children(t, obs, mxLockPath))
 
 	second := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
 	sres := mxLockAsync(ctx, second)
 	mxWaitQueued(t, holder, 2)
 	require.NoError(t, holder.Unlock(ctx))
-	require.NoError(t, mxAwait(t, sres, 15*time.Second, "second client after the holder's Unlock").err)
+	require.NoError(t, await(t, sres, 15*time.Second, "second client after the holder's Unlock").err)
 	require.NoError(t, second.Unlock(ctx))
-	mxEventually(t, 10*time.Second, "PendingDeletes back to 0", func() bool { return c.PendingDeletes() == 0 })
+	require.Eventually(t, func() bool { return c.PendingDeletes() == 0 }, 10*time.Second, pollEvery, "PendingDeletes back to 0")
 }
 
 // TestSafetyCleanupUnlockDuringBlackhole unlocks while the link is
@@ -218,7 +218,7 @@ func TestSafetyCleanupUnlockDuringBlackhole(t *testing.T) {
 	ns := namespace(t)
 	ctx := ctxT(t, 90*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
-	link := clLink(t)
+	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: 20 * time.Second,
 		extra: []client.Option{client.WithRetryPolicy(sfNTimes(t, 2, 200*time.Millisecond))}})
 	sid := c.Session().ID()
@@ -244,20 +244,20 @@ func TestSafetyCleanupUnlockDuringBlackhole(t *testing.T) {
 	t.Logf("Unlock returned %v after the blackhole began: %v", time.Since(holeAt), err)
 	require.ErrorIs(t, err, client.ErrDeletePending)
 	require.False(t, m.IsHeld())
-	require.True(t, mxExists(t, obs, node), "the node should still be on the server while the link is down")
+	require.True(t, exists(t, obs, node), "the node should still be on the server while the link is down")
 
 	time.Sleep(time.Until(holeAt.Add(5 * time.Second)))
 	link.Restore()
 	sfWaitReconnected(t, c, sid)
-	mxEventually(t, 10*time.Second, "the released node is deleted once the session is back", func() bool {
-		return !mxExists(t, obs, node)
+	eventually(t, 10*time.Second, "the released node is deleted once the session is back", func() bool {
+		return !exists(t, obs, node)
 	})
 	second := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
 	lctx, lcancel := context.WithTimeout(ctx, 15*time.Second)
 	defer lcancel()
 	require.NoError(t, second.Lock(lctx))
 	require.NoError(t, second.Unlock(ctx))
-	mxEventually(t, 10*time.Second, "PendingDeletes back to 0", func() bool { return c.PendingDeletes() == 0 })
+	require.Eventually(t, func() bool { return c.PendingDeletes() == 0 }, 10*time.Second, pollEvery, "PendingDeletes back to 0")
 }
 
 // sfPrompt is the margin a call that must return "promptly" gets beyond the
@@ -279,7 +279,7 @@ func sfNTimes(t testing.TB, n int, sleep time.Duration) retry.Policy {
 func sfOwnedBy(t testing.TB, obs *client.Client, dir string, sid int64) []string {
 	t.Helper()
 	var out []string
-	for _, kid := range mxChildren(t, obs, dir) {
+	for _, kid := range children(t, obs, dir) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		ok, st, err := obs.Exists(ctx, dir+"/"+kid)
 		cancel()
@@ -295,10 +295,10 @@ func sfOwnedBy(t testing.TB, obs *client.Client, dir string, sid int64) []string
 // session is still sid: the fault did not cost the session.
 func sfWaitReconnected(t testing.TB, c *client.Client, sid int64) {
 	t.Helper()
-	mxEventually(t, 15*time.Second, "the client reconnects", func() bool {
+	require.Eventually(t, func() bool {
 		s := c.State()
 		return s == client.StateReconnected || s == client.StateConnected
-	})
+	}, 15*time.Second, pollEvery, "the client reconnects")
 	require.Equal(t, sid, c.Session().ID(), "the session did not survive the fault")
 	require.NoError(t, c.Session().Err())
 }

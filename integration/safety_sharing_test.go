@@ -52,7 +52,7 @@ func TestSafetySharedHandleExcludes(t *testing.T) {
 					}
 				}
 				if i%5 == 0 {
-					if kids, err := mxTryChildren(obs, mxLockPath); err != nil || len(kids) != 1 {
+					if kids, err := tryChildren(obs, mxLockPath); err != nil || len(kids) != 1 {
 						extraNodes.Add(1)
 						t.Logf("goroutine %d round %d inside: children %v (err %v)", g, i, kids, err)
 					}
@@ -74,7 +74,7 @@ func TestSafetySharedHandleExcludes(t *testing.T) {
 	require.Equal(t, int64(1), maxInside.Load(), "goroutines sharing one handle were inside together")
 	require.Zero(t, extraNodes.Load(), "the lock directory did not hold exactly one node while a goroutine was inside")
 	require.False(t, m.IsHeld())
-	require.Empty(t, mxChildren(t, obs, mxLockPath))
+	require.Empty(t, children(t, obs, mxLockPath))
 }
 
 // TestSafetySharedHandleTryLock is kazoo's test_lock_many_threads_no_block
@@ -149,7 +149,7 @@ func TestSafetySharedHandleUnlockElsewhere(t *testing.T) {
 	go func() { done <- m.Unlock(ctx) }()
 	require.NoError(t, <-done)
 	require.False(t, m.IsHeld())
-	require.False(t, mxExists(t, obs, node))
+	require.False(t, exists(t, obs, node))
 	other := mxNew(t, obs, mxLockPath)
 	require.NoError(t, other.TryLock(ctx))
 	require.NoError(t, other.Unlock(ctx))
@@ -174,7 +174,7 @@ func TestSafetyTryLockNamesOtherHolder(t *testing.T) {
 	require.False(t, le.Local, "another client's holding is not local")
 	require.Equal(t, a.Node(), le.Node)
 	require.Equal(t, []byte("host-a"), le.Data)
-	require.Equal(t, []string{mxBase(a.Node())}, mxChildren(t, obs, mxLockPath))
+	require.Equal(t, []string{mxBase(a.Node())}, children(t, obs, mxLockPath))
 	require.NoError(t, a.Unlock(ctx))
 }
 
@@ -204,19 +204,19 @@ func TestSafetyReentrancyThroughContext(t *testing.T) {
 
 	res := mxLockAsync(ctx, m) // a plain context: waits like any other goroutine
 	time.Sleep(rwQuiet)
-	mxPending(t, res, "plain Lock while the handle is held twice")
+	pending(t, res, 0, "plain Lock while the handle is held twice")
 
 	require.NoError(t, m.Unlock(ctx))
 	require.True(t, m.IsHeld(), "released after 1 of 2 Unlocks")
 	require.Equal(t, node, m.Node())
-	require.False(t, mxClosed(hctx.Done()), "the holding's context ended while it is still held")
+	require.False(t, closed(hctx.Done()), "the holding's context ended while it is still held")
 	time.Sleep(rwQuiet)
-	mxPending(t, res, "plain Lock after 1 of 2 Unlocks")
+	pending(t, res, 0, "plain Lock after 1 of 2 Unlocks")
 
 	require.NoError(t, m.Unlock(ctx))
-	require.True(t, mxWaitClosed(hctx.Done(), 5*time.Second), "the holding's context did not end at the release")
+	require.True(t, waitClosed(hctx.Done(), 5*time.Second), "the holding's context did not end at the release")
 	require.ErrorIs(t, context.Cause(hctx), mutex.ErrNotHeld)
-	require.NoError(t, mxAwait(t, res, 10*time.Second, "plain Lock after both Unlocks").err)
+	require.NoError(t, await(t, res, 10*time.Second, "plain Lock after both Unlocks").err)
 	require.True(t, m.IsHeld())
 	require.NotEqual(t, node, m.Node(), "the new holding has its own node")
 	require.NoError(t, m.Unlock(ctx))
@@ -252,34 +252,34 @@ func TestSafetySharedRWLockReaders(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return inside.Load() == readers }, 10*time.Second, 10*time.Millisecond,
 		"readers of one handle are not inside together")
-	kids := rwChildren(t, ctx, obs)
+	kids := children(t, obs, rwDir)
 	require.Len(t, kids, 1, "readers of one handle share one node: %v", kids)
 	require.Contains(t, kids[0], rwlock.ReadLockName)
 
 	wres := rwAsync(ctx, rw.Lock)
-	rwStillWaiting(t, wres, "the handle's writer while its readers hold")
-	require.Equal(t, kids, rwChildren(t, ctx, obs), "the handle's waiting writer made a node")
+	pending(t, wres, rwQuiet, "the handle's writer while its readers hold")
+	require.Equal(t, kids, children(t, obs, rwDir), "the handle's waiting writer made a node")
 	late := rwAsync(ctx, rw.RLock)
-	rwStillWaiting(t, late, "a new reader while the handle's writer waits")
+	pending(t, late, rwQuiet, "a new reader while the handle's writer waits")
 
 	for i := range readers - 1 {
 		close(release[i])
-		require.NoError(t, rwDone(t, done, "RUnlock"))
+		require.NoError(t, await(t, done, rwPatience, "RUnlock"))
 	}
-	rwStillWaiting(t, wres, "the handle's writer while one reader still holds")
+	pending(t, wres, rwQuiet, "the handle's writer while one reader still holds")
 	close(release[readers-1])
-	require.NoError(t, rwDone(t, done, "last RUnlock"))
+	require.NoError(t, await(t, done, rwPatience, "last RUnlock"))
 
-	require.NoError(t, rwDone(t, wres, "the handle's writer"))
+	require.NoError(t, await(t, wres, rwPatience, "the handle's writer"))
 	require.True(t, rw.WriteLock().IsHeld())
-	kids = rwWaitChildren(t, ctx, obs, 1)
+	kids = waitChildren(t, obs, rwDir, 1)
 	require.Contains(t, kids[0], rwlock.WriteLockName)
-	rwStillWaiting(t, late, "a reader while the handle holds the write lock")
+	pending(t, late, rwQuiet, "a reader while the handle holds the write lock")
 	require.NoError(t, rw.Unlock(ctx))
-	require.NoError(t, rwDone(t, late, "the late reader"))
+	require.NoError(t, await(t, late, rwPatience, "the late reader"))
 	require.True(t, rw.ReadLock().IsHeld())
 	require.NoError(t, rw.RUnlock(ctx))
-	rwWaitChildren(t, ctx, obs, 0)
+	waitChildren(t, obs, rwDir, 0)
 }
 
 // TestSafetySharedRWLockReaderWaitsForWriter: while a handle holds the write
@@ -299,18 +299,18 @@ func TestSafetySharedRWLockReaderWaitsForWriter(t *testing.T) {
 		inRead.Store(err == nil)
 		return err
 	})
-	rwStillWaiting(t, rres, "another goroutine's RLock while the handle holds the write lock")
+	pending(t, rres, rwQuiet, "another goroutine's RLock while the handle holds the write lock")
 	require.ErrorIs(t, rw.TryRLock(ctx), rwlock.ErrLocked, "TryRLock while the handle holds the write lock")
 	require.False(t, inRead.Load())
 
 	require.NoError(t, rw.Unlock(ctx))
-	require.NoError(t, rwDone(t, rres, "RLock after Unlock"))
+	require.NoError(t, await(t, rres, rwPatience, "RLock after Unlock"))
 	require.True(t, rw.ReadLock().IsHeld())
 	require.False(t, rw.WriteLock().IsHeld())
-	kids := rwWaitChildren(t, ctx, obs, 1)
+	kids := waitChildren(t, obs, rwDir, 1)
 	require.Contains(t, kids[0], rwlock.ReadLockName)
 	require.NoError(t, rw.RUnlock(ctx))
-	rwWaitChildren(t, ctx, obs, 0)
+	waitChildren(t, obs, rwDir, 0)
 }
 
 // TestSafetyDowngrade: Downgrade turns the write holding into a read holding
@@ -331,7 +331,7 @@ func TestSafetyDowngrade(t *testing.T) {
 	require.NoError(t, rw.Downgrade(ctx))
 	require.True(t, rw.ReadLock().IsHeld())
 	require.False(t, rw.WriteLock().IsHeld())
-	kids := rwWaitChildren(t, ctx, obs, 1)
+	kids := waitChildren(t, obs, rwDir, 1)
 	require.True(t, strings.HasSuffix(kids[0], rwSequenceSuffix(t, writeNode)),
 		"the read node %s should carry the writer's sequence (%s)", kids[0], writeNode)
 	rtok, err := rw.ReadLock().Token(ctx)
@@ -343,7 +343,7 @@ func TestSafetyDowngrade(t *testing.T) {
 
 	require.NoError(t, rw.RUnlock(ctx))
 	require.False(t, rw.ReadLock().IsHeld())
-	rwWaitChildren(t, ctx, obs, 0)
+	waitChildren(t, obs, rwDir, 0)
 }
 
 // TestSafetyUpgradeRefused: Lock with a context carrying the handle's read
@@ -364,9 +364,9 @@ func TestSafetyUpgradeRefused(t *testing.T) {
 	require.ErrorIs(t, err, rwlock.ErrUpgrade)
 	require.False(t, errors.Is(err, context.DeadlineExceeded), "ErrUpgrade must come at once, not at the deadline")
 	require.False(t, rw.WriteLock().IsHeld())
-	kids := rwChildren(t, ctx, obs)
+	kids := children(t, obs, rwDir)
 	require.Len(t, kids, 1)
 	require.Contains(t, kids[0], rwlock.ReadLockName)
 	require.NoError(t, rw.RUnlock(ctx))
-	rwWaitChildren(t, ctx, obs, 0)
+	waitChildren(t, obs, rwDir, 0)
 }

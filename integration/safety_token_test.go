@@ -52,7 +52,7 @@ func TestSafetyTokenAfterLost(t *testing.T) {
 	ns := namespace(t)
 	ctx := ctxT(t, 120*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
-	link := clLink(t)
+	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: 10 * time.Second})
 	sid := c.Session().ID()
 	m := mxNew(t, c, mxLockPath)
@@ -62,7 +62,7 @@ func TestSafetyTokenAfterLost(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, sfCzxid(t, obs, m.Node()), tok)
 	link.Cut()
-	require.True(t, mxWaitClosed(m.Lost(), 10*time.Second), "Lost did not close after the cut")
+	require.True(t, waitClosed(m.Lost(), 10*time.Second), "Lost did not close after the cut")
 	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	tok, err = m.Token(tctx)
@@ -102,10 +102,10 @@ func sfUnlockLost(t *testing.T, ctx context.Context, obs *client.Client, m *mute
 		t.Logf("Unlock of a lost holding: %v", err)
 	}
 	require.False(t, m.IsHeld())
-	mxEventually(t, 10*time.Second, "the lost holding's node is deleted", func() bool {
+	require.Eventually(t, func() bool {
 		ok, _, err := obs.Exists(ctx, node)
 		return err == nil && !ok
-	})
+	}, 10*time.Second, pollEvery, "the lost holding's node is deleted")
 }
 
 // TestSafetyTokenDowngradeOrder: A write-locks (token tA), B queues for the
@@ -125,18 +125,18 @@ func TestSafetyTokenDowngradeOrder(t *testing.T) {
 	require.NoError(t, err)
 	writeNode := a.WriteLock().Node()
 	bGot := rwAsync(ctx, b.Lock)
-	rwWaitChildren(t, ctx, obs, 2)
+	waitChildren(t, obs, rwDir, 2)
 
 	require.NoError(t, a.Downgrade(ctx))
 	tRead, err := a.ReadLock().Token(ctx)
 	require.NoError(t, err)
 	require.Equal(t, tA, tRead, "the downgraded read holding must carry the writer's token")
-	kids := rwWaitChildren(t, ctx, obs, 2)
+	kids := waitChildren(t, obs, rwDir, 2)
 	require.Contains(t, kids[0]+kids[1], rwSequenceSuffix(t, writeNode), "the read node sits at the writer's place")
-	rwStillWaiting(t, bGot, "B while A holds the downgraded read lock")
+	pending(t, bGot, rwQuiet, "B while A holds the downgraded read lock")
 
 	require.NoError(t, a.RUnlock(ctx))
-	require.NoError(t, rwDone(t, bGot, "B's write lock"))
+	require.NoError(t, await(t, bGot, rwPatience, "B's write lock"))
 	tB, err := b.WriteLock().Token(ctx)
 	require.NoError(t, err)
 	require.Equal(t, sfCzxid(t, bc, b.WriteLock().Node()), tB)
@@ -186,13 +186,13 @@ func TestSafetyHoldingContext(t *testing.T) {
 	ns := namespace(t)
 	ctx := ctxT(t, 60*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
-	link := clLink(t)
+	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: 10 * time.Second})
 	sid := c.Session().ID()
 	m := mxNew(t, c, mxLockPath)
 
 	nctx, ncancel := m.Context(ctx)
-	require.True(t, mxClosed(nctx.Done()), "Context of a handle that does not hold must be cancelled")
+	require.True(t, closed(nctx.Done()), "Context of a handle that does not hold must be cancelled")
 	require.ErrorIs(t, context.Cause(nctx), mutex.ErrNotHeld)
 	ncancel()
 
@@ -200,17 +200,17 @@ func TestSafetyHoldingContext(t *testing.T) {
 	rctx, rcancel := m.Context(ctx)
 	defer rcancel()
 	require.NoError(t, m.Unlock(ctx))
-	require.True(t, mxWaitClosed(rctx.Done(), 5*time.Second), "the context did not end at Unlock")
+	require.True(t, waitClosed(rctx.Done(), 5*time.Second), "the context did not end at Unlock")
 	require.ErrorIs(t, context.Cause(rctx), mutex.ErrNotHeld)
 
 	require.NoError(t, m.Lock(ctx))
 	hctx, hcancel := m.Context(ctx)
 	defer hcancel()
-	require.False(t, mxClosed(hctx.Done()))
+	require.False(t, closed(hctx.Done()))
 	link.Cut()
-	require.True(t, mxWaitClosed(hctx.Done(), 10*time.Second), "the holding's context did not end when the link was cut")
+	require.True(t, waitClosed(hctx.Done(), 10*time.Second), "the holding's context did not end when the link was cut")
 	require.ErrorIs(t, context.Cause(hctx), mutex.ErrLost)
-	require.True(t, mxClosed(m.Lost()))
+	require.True(t, closed(m.Lost()))
 	lctx, lcancel := context.WithTimeout(hctx, 5*time.Second)
 	defer lcancel()
 	require.ErrorIs(t, m.Lock(lctx), mutex.ErrLost, "reentry with a lost holding's context")

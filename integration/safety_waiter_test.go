@@ -28,7 +28,7 @@ func TestSafetyWaiterSurvivesKilledSession(t *testing.T) {
 	ns := namespace(t)
 	ctx := ctxT(t, 90*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
-	link := clLink(t)
+	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: mxShortSession})
 	sid1 := c.Session().ID()
 	holder := mxNew(t, c, mxLockPath)
@@ -36,20 +36,18 @@ func TestSafetyWaiterSurvivesKilledSession(t *testing.T) {
 
 	require.NoError(t, holder.Lock(ctx))
 	res := mxLockAsync(ctx, waiter)
-	mxEventually(t, 10*time.Second, "the waiter queues", func() bool {
-		return len(mxChildren(t, obs, mxLockPath)) == 2
-	})
+	waitChildren(t, obs, mxLockPath, 2) // the waiter queues
 
 	link.Cut()
-	require.True(t, mxWaitClosed(holder.Lost(), 5*time.Second), "the holder's Lost did not close after the cut")
-	mxEventually(t, 15*time.Second, "the client gives its session up", func() bool {
+	require.True(t, waitClosed(holder.Lost(), 5*time.Second), "the holder's Lost did not close after the cut")
+	require.Eventually(t, func() bool {
 		return errors.Is(c.Session().Err(), client.ErrSessionLost)
-	})
+	}, 15*time.Second, pollEvery, "the client gives its session up")
 	time.Sleep(time.Second) // the server has expired it too by now
-	mxPending(t, res, "the waiter's Lock after its session was lost (it must keep waiting)")
+	pending(t, res, 0, "the waiter's Lock after its session was lost (it must keep waiting)")
 	link.Restore()
 
-	r := mxAwait(t, res, 30*time.Second, "the waiter's Lock after the new session")
+	r := await(t, res, 30*time.Second, "the waiter's Lock after the new session")
 	require.NoError(t, r.err, "a waiter must re-queue after losing its session, not fail")
 	require.True(t, waiter.IsHeld())
 	sid2 := c.Session().ID()
@@ -61,22 +59,20 @@ func TestSafetyWaiterSurvivesKilledSession(t *testing.T) {
 	tok, err := waiter.Token(ctx)
 	require.NoError(t, err)
 	require.Equal(t, st.Czxid, tok)
-	mxEventually(t, 10*time.Second, "only the waiter's node is left", func() bool {
-		kids := mxChildren(t, obs, mxLockPath)
+	eventually(t, 10*time.Second, "only the waiter's node is left", func() bool {
+		kids := children(t, obs, mxLockPath)
 		return len(kids) == 1 && kids[0] == mxBase(waiter.Node())
 	})
 
 	// The holder did not silently come back.
-	require.True(t, mxClosed(holder.Lost()))
+	require.True(t, closed(holder.Lost()))
 	_, err = holder.Token(ctx)
 	require.ErrorIs(t, err, mutex.ErrLost)
 	t.Logf("Unlock of the lost holding: %v", holder.Unlock(ctx))
 	require.False(t, holder.IsHeld())
 
 	require.NoError(t, waiter.Unlock(ctx))
-	mxEventually(t, 10*time.Second, "the lock directory is empty", func() bool {
-		return len(mxChildren(t, obs, mxLockPath)) == 0
-	})
+	waitChildren(t, obs, mxLockPath, 0) // the lock directory is empty
 }
 
 // TestSafetyWaitingProcessKilledServer is Curator's
@@ -115,9 +111,9 @@ func sfKilledServerRound(t *testing.T, cl *zkharness.Cluster, timeout, down time
 
 	require.NoError(t, cl.StopServer(ctx, 0))
 	stoppedAt := time.Now()
-	require.True(t, mxWaitClosed(holder.Lost(), timeout), "the holder's Lost did not close with the server down")
+	require.True(t, waitClosed(holder.Lost(), timeout), "the holder's Lost did not close with the server down")
 	time.Sleep(time.Until(stoppedAt.Add(down)))
-	mxPending(t, res, "the waiter's Lock while the server is down")
+	pending(t, res, 0, "the waiter's Lock while the server is down")
 	require.NoError(t, cl.StartServer(ctx, 0))
 	t.Logf("server down for %v (session timeout %v)", time.Since(stoppedAt), timeout)
 
@@ -133,7 +129,7 @@ func sfKilledServerRound(t *testing.T, cl *zkharness.Cluster, timeout, down time
 	}
 	require.False(t, holder.IsHeld())
 
-	r := mxAwait(t, res, 60*time.Second, "the waiter's Lock after the restart")
+	r := await(t, res, 60*time.Second, "the waiter's Lock after the restart")
 	require.NoError(t, r.err, "the waiter must survive the server's restart")
 	require.True(t, waiter.IsHeld())
 	ok, st, err := wc.Exists(ctx, waiter.Node())
@@ -148,8 +144,8 @@ func sfKilledServerRound(t *testing.T, cl *zkharness.Cluster, timeout, down time
 	require.NoError(t, holder.Lock(ctx))
 	require.NoError(t, holder.Unlock(ctx))
 
-	mxEventually(t, 30*time.Second, "the lock directory is empty", func() bool {
-		kids, err := mxTryChildren(hc, mxLockPath)
+	require.Eventually(t, func() bool {
+		kids, err := tryChildren(hc, mxLockPath)
 		return err == nil && len(kids) == 0
-	})
+	}, 30*time.Second, pollEvery, "the lock directory is empty")
 }
