@@ -22,6 +22,14 @@
 //		return err
 //	}, backoff.WithContext(p.NewBackOff(), ctx))
 //
+// [Policy]'s NewBackOff returns backoff/v4's own [backoff.BackOff], so a caller
+// that implements a Policy, or drives one by hand, depends on
+// github.com/cenkalti/backoff/v4 (and on its major version: a v5 BackOff is
+// a different type). This is deliberate, and it is the only place zkrecipes
+// exposes that module: every other package takes and returns a Policy
+// (client.WithRetryPolicy, Client.RetryPolicy) and keeps its BackOffs to
+// itself.
+//
 // Counting follows Curator: NextBackOff is consulted after a failed attempt,
 // and the n-th call (counting from 0) is "retry n". A policy allowing k
 // retries therefore yields k durations and then [backoff.Stop], so the
