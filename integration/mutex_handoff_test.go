@@ -46,20 +46,20 @@ func TestMutexFastHandoff(t *testing.T) {
 	mxWaitQueued(t, h.m, 2)
 	r2 := mxLockAsync(ctx, w2.m)
 	mxWaitQueued(t, h.m, 3)
-	// A waiter is settled once it has sent its reads: of its own node (with
-	// its first listing: the token and the owner check), of the node it waits
-	// for, and for W2 also of H, the node before W1.
+	// A waiter is settled once it has sent its watches: on the node it waits
+	// for, and for W2 also on H, the node before W1. (A waiter does not read
+	// its own node; a holder does, from the moment it holds.)
 	for name, w := range map[string]struct {
 		p    proc
 		want int64
-	}{"W1": {w1, 2}, "W2": {w2, 3}} {
+	}{"W1": {w1, 1}, "W2": {w2, 2}} {
 		require.Eventually(t, func() bool {
 			return w.p.link.Requests(faultlink.OpGetData) >= w.want
 		}, 10*time.Second, pollEvery, name+" sets its watches")
 	}
 	time.Sleep(mxLinkSettle)
-	require.Equal(t, int64(2), w1.link.Requests(faultlink.OpGetData), "W1 reads its own node and watches H, nothing else")
-	require.Equal(t, int64(3), w2.link.Requests(faultlink.OpGetData), "W2 reads its own node and watches W1 and H, nothing else")
+	require.Equal(t, int64(1), w1.link.Requests(faultlink.OpGetData), "W1 watches H, nothing else")
+	require.Equal(t, int64(2), w2.link.Requests(faultlink.OpGetData), "W2 watches W1 and H, nothing else")
 	l1, l2 := listings(w1.link), listings(w2.link)
 	require.Equal(t, int64(1), l1)
 	require.Equal(t, int64(1), l2)

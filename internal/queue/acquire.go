@@ -123,10 +123,7 @@ type waiter struct {
 	node client.ProtectedNode
 	name string
 
-	token   int64           // the holding's token once known (0: not yet read)
-	own     <-chan zk.Event // data watch on the contender's own node
-	data    []byte          // its data when last read
-	ownRead bool            // the own node was read at least once
+	token int64 // the holding's token when known in advance (a downgrade's)
 
 	target watched // the node waited for
 	early  watched // the node before it
@@ -160,14 +157,6 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 			if !w.req.Wait {
 				return nil, w.lockedError(ctx, nodes)
 			}
-			if w.own == nil && !w.ownRead {
-				// A waiter reads its own node once, off any critical path:
-				// the token is then known at the grant, and the watch tells
-				// it if the node is deleted while it waits.
-				if err := w.readOwn(ctx); err != nil {
-					return nil, err
-				}
-			}
 			early := ""
 			if d.Wait > 0 {
 				early = nodes[d.Wait-1].Name
@@ -175,11 +164,6 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 			what, err := w.wait(ctx, nodes[d.Wait].Name, early)
 			if err != nil {
 				return nil, err
-			}
-			if what == ownChanged {
-				if err := w.readOwn(ctx); err != nil {
-					return nil, err
-				}
 			}
 			if what == targetDeleted && !d.RelistOnDelete {
 				// Fast handoff (see the package doc): the last listing
@@ -210,25 +194,6 @@ func (w *waiter) list(ctx context.Context) ([]string, error) {
 	return kids, err
 }
 
-// readOwn reads the contender's own node and leaves a data watch on it.
-func (w *waiter) readOwn(ctx context.Context) error {
-	data, st, ch, err := w.q.c.GetW(ctx, w.node.Path)
-	if errors.Is(err, zk.ErrNoNode) {
-		return ErrNodeDeleted
-	}
-	if err != nil {
-		return err
-	}
-	if st.EphemeralOwner != w.node.Session.ID() {
-		return errForeignNode
-	}
-	w.own, w.data, w.ownRead = ch, data, true
-	if w.token == 0 {
-		w.token = st.Czxid
-	}
-	return nil
-}
-
 // lockedError names the holder for a TryLock that would wait: the first
 // node of the queue, with its data when it can be read.
 func (w *waiter) lockedError(ctx context.Context, nodes []Node) error {
@@ -247,12 +212,12 @@ const (
 	targetDeleted waitEnd = iota // the node waited for is gone
 	targetChanged                // its data changed, or its watch ended
 	earlyDeleted                 // the node before it is gone: it may hold now
-	ownChanged                   // the contender's own node's data changed
 )
 
 // wait blocks until the node waited for (target) is deleted or changes,
-// until the node just before it (early, "" for none) is deleted, or until
-// the contender's own node changes (deleted: ErrNodeDeleted). Watches already
+// or until the node just before it (early, "" for none) is deleted. A
+// waiter does not watch its own node (as in Curator): if it is deleted, the
+// next listing finds it missing and the waiter queues again. Watches already
 // set on the same nodes are reused across calls.
 func (w *waiter) wait(ctx context.Context, target, early string) (waitEnd, error) {
 	sess := w.node.Session
@@ -283,12 +248,6 @@ func (w *waiter) wait(ctx context.Context, target, early string) (waitEnd, error
 		wakeups.Add(1)
 		w.early = watched{}
 		return earlyDeleted, nil
-	case ev := <-w.own:
-		w.own = nil
-		if ev.Type == zk.EventNodeDataChanged {
-			return ownChanged, nil
-		}
-		return 0, ErrNodeDeleted
 	case <-sess.Done():
 		return 0, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
 	case <-ctx.Done():

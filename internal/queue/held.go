@@ -55,13 +55,10 @@ func (w *waiter) hold(disc <-chan struct{}) *Held {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
-	if string(w.data) == RevokeMarker && w.req.OnRevoke != nil {
-		go w.req.OnRevoke()
-	}
 	if w.token != 0 {
 		close(h.known)
 	}
-	go h.monitor(ctx, disc, w.own, w.req.OnRevoke)
+	go h.monitor(ctx, disc, w.req.OnRevoke)
 	return h
 }
 
@@ -76,11 +73,10 @@ func (h *Held) Name() string { return h.name }
 // strictly across successive holders of a directory, even across the
 // deletion and re-creation of the directory, since zxids never repeat.
 //
-// ZooKeeper's create does not return it. A waiter read its own node while
-// it waited, so its token is known at the grant; a contender that held at
-// once has its node read by the monitor (see readDelay), off the acquire
-// path, and Token asks for that read at once and waits for it: at most one
-// round trip, paid by whoever asks. ErrLost if the holding was lost before
+// ZooKeeper's create does not return it: the holder's monitor reads it with
+// the watch it sets on its own node (see readDelay), off the acquire path,
+// and Token asks for that read at once and waits for it: at most one round
+// trip, paid by whoever asks. ErrLost if the holding was lost before
 // the node could be read, ctx's error if ctx ended first; never 0 with a
 // nil error.
 func (h *Held) Token(ctx context.Context) (int64, error) {
@@ -105,8 +101,8 @@ func (h *Held) Token(ctx context.Context) (int64, error) {
 	}
 }
 
-// readDelay is how long the monitor of a holder that held at once waits
-// before it reads its own node (to learn the token, check that the node
+// readDelay is how long a new holder's monitor waits before it reads its
+// own node (to learn the token, check that the node
 // belongs to its session, and leave the watch that reports the node's
 // deletion or revocation), unless Token asks sooner. A holding released
 // within it never pays for the read, which would otherwise sit in front of
@@ -143,7 +139,7 @@ func (h *Held) markLost(cause error) {
 // session and, unless disc is nil, the connection, and closes Lost. Re-reads
 // of the node run beside the loop, so a suspension is noticed at once even
 // while a read is being retried.
-func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, own <-chan zk.Event, onRevoke func()) {
+func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, onRevoke func()) {
 	defer close(h.done)
 	why := ""
 	defer func() {
@@ -155,16 +151,11 @@ func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, own <-chan zk.
 		h.c.Logger().Info("lock holding lost", "node", h.node.Path, "why", why)
 	}()
 	sess := h.node.Session
+	var own <-chan zk.Event
 	var reading <-chan readResult
-	var start <-chan time.Time
-	want := h.want
-	if own == nil { // held at once: the node was never read
-		t := time.NewTimer(readDelay)
-		defer t.Stop()
-		start = t.C
-	} else {
-		want = nil
-	}
+	t := time.NewTimer(readDelay)
+	defer t.Stop()
+	start, want := t.C, h.want // until the first read starts
 	for {
 		select {
 		case <-start:
@@ -241,8 +232,9 @@ func (h *Held) Release(ctx context.Context) error {
 		close(h.released)
 		h.cancel()
 	})
-	<-h.done
-	return h.c.DeleteGuaranteed(ctx, h.node.Path, h.node.Session)
+	err := h.c.DeleteGuaranteed(ctx, h.node.Path, h.node.Session)
+	<-h.done // the delete went out first: the next holder need not wait for this
+	return err
 }
 
 // Participant is one contender in a queue directory.
