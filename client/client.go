@@ -196,26 +196,15 @@ func (c *Client) WaitSession(ctx context.Context) (*Session, error) {
 	if c == nil || c.closedCh == nil {
 		return nil, errZeroClient()
 	}
-	for {
-		c.mu.Lock()
-		if err := c.usableLocked(); err != nil {
-			c.mu.Unlock()
-			return nil, err
-		}
-		if s := c.sess; s != nil && !s.ended() {
-			c.mu.Unlock()
-			return s, nil
-		}
-		changed := c.sessChanged
-		c.mu.Unlock()
-		select {
-		case <-changed:
-		case <-c.closedCh:
-			return nil, ErrClosed
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	var s *Session
+	err := c.waitUntil(ctx, func() (bool, <-chan struct{}) {
+		s = c.sess
+		return s != nil && !s.ended(), c.sessChanged
+	})
+	if err != nil {
+		return nil, err
 	}
+	return s, nil
 }
 
 // SessionTimeout is the session timeout the server negotiated (it clamps
@@ -262,24 +251,39 @@ func (c *Client) Conn(ctx context.Context) (*zk.Conn, error) {
 	if c == nil || c.closedCh == nil {
 		return nil, errZeroClient()
 	}
+	var conn *zk.Conn
+	err := c.waitUntil(ctx, func() (bool, <-chan struct{}) {
+		// While (re)dialing, conn is nil and connReady is the next
+		// connection's: wait for it.
+		conn = c.conn
+		return conn != nil && isClosedChan(c.connReady), c.connReady
+	})
+	if err != nil {
+		return nil, err
+	}
+	return conn, nil
+}
+
+// waitUntil calls ready with c.mu held until it reports true, waiting
+// between calls for the channel it returns, the client's Close or ctx.
+func (c *Client) waitUntil(ctx context.Context, ready func() (bool, <-chan struct{})) error {
 	for {
 		c.mu.Lock()
 		if err := c.usableLocked(); err != nil {
 			c.mu.Unlock()
-			return nil, err
+			return err
 		}
-		conn, ready := c.conn, c.connReady
+		ok, wake := ready()
 		c.mu.Unlock()
+		if ok {
+			return nil
+		}
 		select {
-		case <-ready:
-			if conn != nil {
-				return conn, nil
-			}
-			// The connection was replaced between the two reads: look again.
+		case <-wake:
 		case <-c.closedCh:
-			return nil, ErrClosed
+			return ErrClosed
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
 }
@@ -606,7 +610,8 @@ func closedChan() chan struct{} {
 	return ch
 }
 
-func isClosedChan(ch chan struct{}) bool {
+// isClosedChan reports whether ch is closed: the package's one such helper.
+func isClosedChan[C ~chan struct{} | ~<-chan struct{}](ch C) bool {
 	select {
 	case <-ch:
 		return true

@@ -86,14 +86,7 @@ func (c *Client) retryable(err error) bool {
 	return retry.IsRetryable(err) || (c.cfg.retryExpired && retry.IsSessionExpired(err))
 }
 
-func (c *Client) isClosed() bool {
-	select {
-	case <-c.closedCh:
-		return true
-	default:
-		return false
-	}
-}
+func (c *Client) isClosed() bool { return isClosedChan(c.closedCh) }
 
 // stopped is the error that ends Do's loop before an attempt: the client
 // closed or ctx ended (wrapping op's last error, if any), else nil.

@@ -26,10 +26,11 @@ var (
 // PathError describes a path that ZooKeeper would reject, or that this
 // package refuses (anything under /zookeeper). It wraps ErrInvalidPath.
 type PathError struct {
-	Path   string
-	Reason string
+	Path   string // the path as given
+	Reason string // why it is refused
 }
 
+// Error says which path was refused and why.
 func (e *PathError) Error() string {
 	return fmt.Sprintf("zkrecipes/client: invalid path %q: %s", e.Path, e.Reason)
 }

@@ -53,45 +53,40 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 func (c *Client) absOp(op any) (any, error) {
 	switch o := op.(type) {
 	case *zk.CreateRequest:
-		if o == nil {
-			break
+		if o != nil {
+			cp, err := copyOp(c, o, func(r *zk.CreateRequest) *string { return &r.Path })
+			cp.Data, cp.Acl = bytes.Clone(o.Data), slices.Clone(o.Acl)
+			if cp.Acl == nil {
+				cp.Acl = c.acl
+			}
+			return cp, err
 		}
-		cp := *o
-		p, err := c.abs(o.Path)
-		cp.Data = bytes.Clone(o.Data)
-		cp.Acl = slices.Clone(o.Acl)
-		if cp.Acl == nil {
-			cp.Acl = c.acl
-		}
-		cp.Path = p
-		return &cp, err
 	case *zk.DeleteRequest:
-		if o == nil {
-			break
+		if o != nil {
+			return copyOp(c, o, func(r *zk.DeleteRequest) *string { return &r.Path })
 		}
-		cp := *o
-		p, err := c.abs(o.Path)
-		cp.Path = p
-		return &cp, err
 	case *zk.SetDataRequest:
-		if o == nil {
-			break
+		if o != nil {
+			cp, err := copyOp(c, o, func(r *zk.SetDataRequest) *string { return &r.Path })
+			cp.Data = bytes.Clone(o.Data)
+			return cp, err
 		}
-		cp := *o
-		p, err := c.abs(o.Path)
-		cp.Data = bytes.Clone(o.Data)
-		cp.Path = p
-		return &cp, err
 	case *zk.CheckVersionRequest:
-		if o == nil {
-			break
+		if o != nil {
+			return copyOp(c, o, func(r *zk.CheckVersionRequest) *string { return &r.Path })
 		}
-		cp := *o
-		p, err := c.abs(o.Path)
-		cp.Path = p
-		return &cp, err
 	}
 	return nil, invalidArg("unsupported transaction op %T", op)
+}
+
+// copyOp copies the request *o with its path (the field path points to in
+// the copy) put under the namespace.
+func copyOp[T any](c *Client, o *T, path func(*T) *string) (*T, error) {
+	cp := *o
+	p := path(&cp)
+	full, err := c.abs(*p)
+	*p = full
+	return &cp, err
 }
 
 // RetryPolicy is the policy the client's operations run under; recipes use

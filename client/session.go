@@ -43,11 +43,4 @@ func (s *Session) end(err error) bool {
 	return true
 }
 
-func (s *Session) ended() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
+func (s *Session) ended() bool { return isClosedChan(s.done) }

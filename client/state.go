@@ -23,6 +23,7 @@ const (
 	StateLost
 )
 
+// String is the state's name, as Curator spells it ("Suspended", ...).
 func (s State) String() string {
 	switch s {
 	case StateConnected:
@@ -39,6 +40,7 @@ func (s State) String() string {
 
 // StateChange is one transition, as delivered to subscribers.
 type StateChange struct {
+	// State is the state entered.
 	State State
 	// SessionID is the session the transition concerns: the new session for
 	// Connected and Reconnected, the affected one for Suspended and Lost.

@@ -47,6 +47,7 @@ type LockedError struct {
 	Local bool
 }
 
+// Error names the holder (or says that it is this handle's own goroutine).
 func (e *LockedError) Error() string {
 	who := e.Node
 	if who == "" {

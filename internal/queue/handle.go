@@ -27,9 +27,9 @@ type Handle struct {
 	peer   *Handle // the other side of a read/write handle, or nil
 
 	// guarded by local.mu
-	held    *Held
-	count   int           // levels of the holding
-	pending chan struct{} // shared: closed when the running acquisition ends
+	held      *Held
+	count     int  // levels of the holding
+	acquiring bool // shared: a goroutine is acquiring the holding
 }
 
 // NewHandle returns a handle on the lock at dir. It does no I/O.
@@ -119,13 +119,7 @@ func (h *Handle) lock(ctx context.Context, wait bool) error {
 // entry and released.
 func (h *Handle) lockExclusive(ctx context.Context, wait bool) error {
 	l := h.local
-	if !wait && !l.exclusiveFreeLocked() {
-		err := h.localLockedErrorLocked()
-		l.mu.Unlock()
-		return err
-	}
-	if err := l.enterExclusiveLocked(ctx); err != nil {
-		l.mu.Unlock()
+	if err := h.admitLocked(ctx, wait, l.exclusiveFreeLocked, l.enterExclusiveLocked); err != nil {
 		return err
 	}
 	l.mu.Unlock()
@@ -144,16 +138,26 @@ func (h *Handle) lockExclusive(ctx context.Context, wait bool) error {
 // holding. l.mu is held on entry and released.
 func (h *Handle) lockShared(ctx context.Context, wait bool) error {
 	l := h.local
-	if !wait && !l.sharedFreeLocked() {
-		err := h.localLockedErrorLocked()
-		l.mu.Unlock()
-		return err
-	}
-	if err := l.enterSharedLocked(ctx); err != nil {
-		l.mu.Unlock()
+	if err := h.admitLocked(ctx, wait, l.sharedFreeLocked, l.enterSharedLocked); err != nil {
 		return err
 	}
 	return h.joinLocked(ctx, wait, h.request(wait))
+}
+
+// admitLocked passes the local gate with enter, or, for a TryLock (!wait)
+// when free says the gate would make it wait, fails with a local
+// *LockedError. On error l.mu is released; on success it is still held.
+func (h *Handle) admitLocked(ctx context.Context, wait bool, free func() bool, enter func(context.Context) error) error {
+	err := error(nil)
+	if !wait && !free() {
+		err = h.localLockedErrorLocked()
+	} else {
+		err = enter(ctx)
+	}
+	if err != nil {
+		h.local.mu.Unlock()
+	}
+	return err
 }
 
 // lockUnderWrite takes the read side while the caller holds the write side
@@ -195,7 +199,7 @@ func (h *Handle) joinLocked(ctx context.Context, wait bool, req Request) error {
 			h.count++
 			return nil
 		}
-		if h.pending == nil {
+		if !h.acquiring {
 			break
 		}
 		if !wait {
@@ -204,25 +208,19 @@ func (h *Handle) joinLocked(ctx context.Context, wait bool, req Request) error {
 			l.mu.Unlock()
 			return err
 		}
-		p := h.pending
-		l.mu.Unlock()
-		select {
-		case <-p:
-			l.mu.Lock()
-		case <-ctx.Done():
-			l.mu.Lock()
+		if err := l.waitLocked(ctx, func() bool { return !h.acquiring }); err != nil {
 			l.leaveSharedLocked(1)
 			l.mu.Unlock()
-			return ctx.Err()
+			return err
 		}
 	}
-	h.pending = make(chan struct{})
+	h.acquiring = true
 	l.mu.Unlock()
 	held, err := h.q.Acquire(ctx, req)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	close(h.pending)
-	h.pending = nil
+	h.acquiring = false
+	l.broadcastLocked() // readers waiting for this acquisition
 	if err != nil {
 		l.leaveSharedLocked(1)
 		return err
