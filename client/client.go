@@ -245,7 +245,8 @@ func (c *Client) Logger() *slog.Logger {
 }
 
 // Conn returns the underlying go-zookeeper connection once it can carry
-// requests, for operations this package does not wrap. Paths given to it are
+// requests (connected, with a session, credentials sent), for operations
+// this package does not wrap. Paths given to it are
 // not namespaced and its calls are not retried.
 func (c *Client) Conn(ctx context.Context) (*zk.Conn, error) {
 	if c == nil || c.closedCh == nil {
@@ -254,9 +255,18 @@ func (c *Client) Conn(ctx context.Context) (*zk.Conn, error) {
 	var conn *zk.Conn
 	err := c.waitUntil(ctx, func() (bool, <-chan struct{}) {
 		// While (re)dialing, conn is nil and connReady is the next
-		// connection's: wait for it.
+		// connection's: wait for it. While disconnected, wait for the
+		// session to be back: a request handed to go-zookeeper now would
+		// sit in its queue and go out on whatever session comes next (even
+		// a new one), ahead of its watch re-registration.
 		conn = c.conn
-		return conn != nil && isClosedChan(c.connReady), c.connReady
+		switch {
+		case conn == nil || !isClosedChan(c.connReady):
+			return false, c.connReady
+		case !isClosedChan(c.upCh):
+			return false, c.upCh
+		}
+		return true, nil
 	})
 	if err != nil {
 		return nil, err

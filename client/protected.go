@@ -72,6 +72,11 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 		if err != nil {
 			return err
 		}
+		if c.Session() != sess {
+			// Conn waited through a reconnect into another session: the
+			// step must be judged against the session now current.
+			return zk.ErrConnectionClosed // retryable: the next attempt takes it
+		}
 		step := protectedStep{parent: parent, tag: tag, target: target, data: data, flags: flags,
 			ephemeral: ephemeral, sess: sess, search: maybeCreated}
 		done := make(chan struct{})

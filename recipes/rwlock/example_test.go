@@ -101,9 +101,9 @@ func ExampleRWMutex() {
 	// writer done: <nil>
 }
 
-// A writer may take the read lock too (downgrade), release the write lock
-// and go on reading what it wrote: other readers may now join, while the
-// next writer still waits.
+// A writer may downgrade: it keeps reading what it wrote, at its place in
+// the queue and with its fencing token, while the write lock goes. Other
+// readers may now join; the next writer still waits.
 func ExampleRWMutex_downgrade() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -137,15 +137,13 @@ func ExampleRWMutex_downgrade() {
 		return
 	}
 	// ... write the new prices ...
-	if err := rw.RLock(ctx); err != nil { // does not wait: this handle writes
-		fmt.Println("read lock:", err)
+	wtok, _ := rw.WriteLock().Token(ctx)
+	if err := rw.Downgrade(ctx); err != nil { // does not wait
+		fmt.Println("downgrade:", err)
 		return
 	}
-	if err := rw.Unlock(ctx); err != nil {
-		fmt.Println("write unlock:", err)
-		return
-	}
-	fmt.Println("writing:", rw.WriteLock().IsHeld(), "reading:", rw.ReadLock().IsHeld())
+	rtok, _ := rw.ReadLock().Token(ctx)
+	fmt.Println("writing:", rw.WriteLock().IsHeld(), "reading:", rw.ReadLock().IsHeld(), "same token:", rtok == wtok)
 
 	fmt.Println("another reader:", other.TryRLock(ctx))
 	if err := other.RUnlock(ctx); err != nil {
@@ -163,15 +161,16 @@ func ExampleRWMutex_downgrade() {
 		fmt.Println(err)
 	}
 	// Output:
-	// writing: false reading: true
+	// writing: false reading: true same token: true
 	// another reader: <nil>
 	// another writer locked out: true
 	// after the read is released, another writer: <nil>
 }
 
 // Taking the write lock while holding only the read lock could never
-// succeed (this handle's own read stands in the way), so Lock says so at
-// once instead of waiting forever. Release the read lock, then write.
+// succeed (this handle's own read stands in the way). Where the holding's
+// context shows it, Lock says so at once instead of waiting forever.
+// Release the read lock, then write.
 func ExampleRWMutex_Lock_upgrade() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -192,7 +191,9 @@ func ExampleRWMutex_Lock_upgrade() {
 		fmt.Println("read lock:", err)
 		return
 	}
-	err = rw.Lock(ctx)
+	rctx, rcancel := rw.ReadLock().Context(ctx) // carries the read holding
+	err = rw.Lock(rctx)
+	rcancel()
 	fmt.Println("upgrade refused:", errors.Is(err, rwlock.ErrUpgrade))
 
 	if err := rw.RUnlock(ctx); err != nil {
