@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/zerocheck"
 )
 
 // TestZeroClient calls every exported method of a zero Client (issue 8,
@@ -169,12 +170,12 @@ func TestZeroClient(t *testing.T) {
 	var covered []string
 	for name, check := range checks {
 		covered = append(covered, name)
-		zeroCall(t, "zero Client."+name, check)
+		zerocheck.Call(t, "zero Client."+name, check)
 	}
 	// Close last: afterwards every call may well say ErrClosed.
 	covered = append(covered, "Close")
-	zeroCall(t, "zero Client.Close", func() error { return typed("Close", c.Close()) })
-	zeroCall(t, "zero Client.Close (again)", func() error { return typed("Close", c.Close()) })
+	zerocheck.Call(t, "zero Client.Close", func() error { return typed("Close", c.Close()) })
+	zerocheck.Call(t, "zero Client.Close (again)", func() error { return typed("Close", c.Close()) })
 
 	typ := reflect.TypeOf(&c)
 	for i := range typ.NumMethod() {
@@ -183,27 +184,4 @@ func TestZeroClient(t *testing.T) {
 		}
 	}
 	goleak.VerifyNone(t, ignore)
-}
-
-// zeroCall runs check on its own goroutine and fails the test if it panics,
-// reports an error, or does not return within 10s.
-func zeroCall(t *testing.T, what string, check func() error) {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- fmt.Errorf("%s panicked: %v", what, r)
-			}
-		}()
-		done <- check()
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Error(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Errorf("%s did not return within 10s", what)
-	}
 }
