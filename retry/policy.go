@@ -22,6 +22,7 @@ var ErrInvalidPolicy = errors.New("retry: invalid policy")
 // the start of the elapsed-time window), which its Reset method restarts; it
 // must not be shared between goroutines.
 type Policy interface {
+	// NewBackOff returns a fresh BackOff for one retry loop.
 	NewBackOff() backoff.BackOff
 }
 

@@ -9,10 +9,15 @@ import (
 // Locker is what every zkrecipes lock handle does: a *Mutex, and each side
 // of a rwlock.RWMutex. Code that only locks and unlocks can take a Locker.
 type Locker interface {
+	// Lock waits until the lock is held, or ctx ends.
 	Lock(ctx context.Context) error
+	// TryLock holds at once or fails with an error matching ErrLocked.
 	TryLock(ctx context.Context) error
+	// Unlock releases one Lock.
 	Unlock(ctx context.Context) error
+	// Lost is closed once the holding may be gone.
 	Lost() <-chan struct{}
+	// Token is the holding's fencing token.
 	Token(ctx context.Context) (int64, error)
 }
 

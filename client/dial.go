@@ -1,0 +1,151 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/go-zookeeper/zk"
+)
+
+// Dialing: a connection per generation, its credentials, and the redial
+// after a local expiry.
+
+func (c *Client) nextGenLocked() uint64 {
+	c.gen++
+	c.connReady = make(chan struct{})
+	return c.gen
+}
+
+// dial opens the connection of generation gen (without holding c.mu) and
+// installs it unless it was superseded meanwhile. Names are not resolved
+// here but at each dial (see hostList), so a server name that does not
+// resolve yet is a failed dial that go-zookeeper retries, not an error.
+// Every connection is wrapped in a liveConn, beneath the user's Dialer.
+func (c *Client) dial(gen uint64) error {
+	ref := &connRef{ready: make(chan struct{})}
+	userDial := c.cfg.dialer
+	conn, _, err := zk.Connect(c.cfg.servers, c.cfg.sessionTimeout,
+		zk.WithHostProvider(&hostList{}),
+		zk.WithDialer(func(network, address string, timeout time.Duration) (net.Conn, error) {
+			raw, err := userDial(network, address, timeout)
+			if err != nil {
+				return nil, err
+			}
+			if raw == nil {
+				return nil, fmt.Errorf("zkrecipes/client: dialer returned no connection to %s", address)
+			}
+			return newLiveConn(raw, c.log, ref.setTimeout), nil
+		}),
+		zk.WithEventCallback(func(ev zk.Event) { c.onEvent(gen, ref, ev) }),
+		zk.WithLogger(zkLogger{c.log}),
+		zk.WithLogInfo(false),
+	)
+	if err != nil { // no server at all: New rejects that, a zero Client has none
+		return invalidArg("connect to %v: %v", c.cfg.servers, err)
+	}
+	ref.conn = conn
+	close(ref.ready)
+
+	c.mu.Lock()
+	if c.closed || c.gen != gen {
+		c.mu.Unlock()
+		conn.Close()
+		return ErrClosed
+	}
+	c.conn = conn
+	ready := c.connReady
+	if len(c.cfg.auth) == 0 {
+		close(ready)
+	} else {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			c.authenticate(gen, conn)
+			close(ready)
+		}()
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// connRef lets a connection's event callback reach the connection, which
+// zk.Connect returns only after the callback may already have been called,
+// and the session timeout its latest connect response negotiated.
+type connRef struct {
+	conn    *zk.Conn
+	ready   chan struct{}
+	timeout atomic.Int64 // negotiated session timeout, as a time.Duration
+}
+
+func (r *connRef) setTimeout(d time.Duration) { r.timeout.Store(int64(d)) }
+
+// authenticate sends the credentials before the connection carries any other
+// request; go-zookeeper re-sends them itself on every reconnect.
+func (c *Client) authenticate(gen uint64, conn *zk.Conn) {
+	for _, a := range c.cfg.auth {
+		for {
+			err := conn.AddAuth(a.scheme, a.auth)
+			if err == nil {
+				break
+			}
+			c.mu.Lock()
+			stale := c.closed || c.gen != gen
+			c.mu.Unlock()
+			if stale || err == zk.ErrAuthFailed {
+				if err == zk.ErrAuthFailed {
+					c.log.Error("zookeeper rejected the credentials", "scheme", a.scheme)
+				}
+				return
+			}
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case <-c.closedCh:
+				return
+			}
+		}
+	}
+}
+
+// redial opens the connection of generation gen after a local expiry. A
+// failed dial is retried with the retry policy's sleeps (from the start of
+// the policy again once it gives up, or every second if it never sleeps):
+// the client keeps trying until it has a connection again, gen is
+// superseded, or Close.
+func (c *Client) redial(gen uint64) {
+	var b backoff.BackOff
+	for attempt := 1; ; attempt++ {
+		err := c.dial(gen)
+		if err == nil || errors.Is(err, ErrClosed) {
+			return
+		}
+		c.mu.Lock()
+		stale := c.closed || c.gen != gen
+		c.mu.Unlock()
+		if stale {
+			return
+		}
+		if b == nil {
+			b = c.cfg.policy.NewBackOff()
+		}
+		sleep := b.NextBackOff()
+		if sleep == backoff.Stop {
+			b.Reset()
+			if sleep = b.NextBackOff(); sleep == backoff.Stop {
+				sleep = time.Second
+			}
+		}
+		sleep = max(sleep, redialFloor)
+		c.log.Error("reconnect after local expiry failed; retrying", "attempt", attempt, "err", err, "sleep", sleep)
+		t := time.NewTimer(sleep)
+		select {
+		case <-t.C:
+		case <-c.closedCh:
+			t.Stop()
+			return
+		}
+	}
+}
