@@ -1,0 +1,84 @@
+package shared_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
+)
+
+// connect starts a client with a session of its own, standing for one process.
+func connect(ctx context.Context) (*client.Client, error) {
+	c, err := client.New(client.WithServers(zkServers...), client.WithSessionTimeout(10*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Two processes share one count: the first Start seeds it, the second reads
+// the seed; a write by one reaches the other through Changes, and TrySet
+// fails when the value it read is no longer current.
+func ExampleCount() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	c1, err := connect(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c1.Close()
+	c2, err := connect(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c2.Close()
+
+	const path = "/examples/shared/licences"
+	first, _ := shared.NewCount(c1, path, 3)
+	second, _ := shared.NewCount(c2, path, 10) // the node exists by then: its seed is unused
+	if err := first.Start(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer first.Close()
+	if err := second.Start(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer second.Close()
+
+	v, _ := second.Get()
+	fmt.Println("second reads", v.Count)
+
+	if err := first.Set(ctx, 5); err != nil {
+		fmt.Println(err)
+		return
+	}
+	select {
+	case v := <-second.Changes():
+		fmt.Println("second sees", v.Count)
+	case <-ctx.Done():
+		fmt.Println("no change seen")
+		return
+	}
+
+	// Compare and set: from the same reading, only one write succeeds.
+	v, _ = first.Get()
+	ok1, _ := first.TrySet(ctx, v, v.Count+1)
+	ok2, _ := second.TrySet(ctx, v, v.Count+1)
+	now, _ := second.Get() // TrySet read the newer value when it failed
+	fmt.Println("first:", ok1, "second:", ok2, "count:", now.Count)
+	// Output:
+	// second reads 3
+	// second sees 5
+	// first: true second: false count: 6
+}

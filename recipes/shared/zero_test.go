@@ -1,0 +1,78 @@
+package shared_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
+)
+
+// TestZeroCount: every method of a zero Count returns an error wrapping
+// ErrInvalidArgument (Changes a closed channel) and none panics. No server.
+func TestZeroCount(t *testing.T) {
+	var c shared.Count
+	ctx := context.Background()
+	check := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, shared.ErrInvalidArgument) {
+			t.Errorf("%s: %v, want ErrInvalidArgument", what, err)
+		}
+	}
+	check("Start", c.Start(ctx))
+	_, err := c.Get()
+	check("Get", err)
+	check("Set", c.Set(ctx, 1))
+	_, err = c.TrySet(ctx, shared.Value{}, 1)
+	check("TrySet", err)
+	check("Close", c.Close())
+	if _, ok := <-c.Changes(); ok {
+		t.Error("Changes of a zero Count is not closed")
+	}
+	if c.Path() != "" {
+		t.Error("Path of a zero Count is not empty")
+	}
+}
+
+// TestNewCountArguments: bad arguments are refused before any I/O.
+func TestNewCountArguments(t *testing.T) {
+	_, err := shared.NewCount(nil, "/c", 0)
+	if !errors.Is(err, shared.ErrInvalidArgument) {
+		t.Errorf("nil client: %v", err)
+	}
+	c, err := client.New(client.WithServers("127.0.0.1:1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, p := range []string{"", "c", "/c/", "/a//b", "/zookeeper/x"} {
+		_, err := shared.NewCount(c, p, 0)
+		var pe *client.PathError
+		if !errors.Is(err, shared.ErrInvalidPath) || !errors.As(err, &pe) {
+			t.Errorf("path %q: %v", p, err)
+		}
+	}
+	if _, err := shared.NewCount(c, "/c", 0, nil); !errors.Is(err, shared.ErrInvalidArgument) {
+		t.Errorf("nil option: %v", err)
+	}
+	cnt, err := shared.NewCount(c, "/c", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cnt.Get(); !errors.Is(err, shared.ErrNotStarted) {
+		t.Errorf("Get before Start: %v", err)
+	}
+	if err := cnt.Set(context.Background(), 1); !errors.Is(err, shared.ErrNotStarted) {
+		t.Errorf("Set before Start: %v", err)
+	}
+	if err := cnt.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if err := cnt.Start(context.Background()); !errors.Is(err, shared.ErrClosed) {
+		t.Errorf("Start after Close: %v", err)
+	}
+	if _, ok := <-cnt.Changes(); ok {
+		t.Error("Changes open after Close")
+	}
+}
