@@ -1,0 +1,272 @@
+package semaphore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/retry"
+)
+
+// Acquire waits until it holds one lease, or ctx ends (see the package
+// documentation for what it leaves behind then: nothing).
+func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
+	leases, err := s.acquire(ctx, 1, true)
+	if err != nil {
+		return nil, err
+	}
+	return leases[0], nil
+}
+
+// TryAcquire takes one lease if one is free, else fails at once with
+// ErrNoLeases, leaving no node behind. While another acquirer holds the
+// semaphore's `locks` mutex and a lease is free, it waits for that mutex
+// (a short wait); once the leases are all taken it gives up.
+func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
+	leases, err := s.acquire(ctx, 1, false)
+	if err != nil {
+		return nil, err
+	}
+	return leases[0], nil
+}
+
+// AcquireN waits until it holds n leases at once, or ctx ends. All n are
+// taken inside one hold of the `locks` mutex, so two acquirers of several
+// leases can never each hold part of what they need and wait for each other
+// (see the package documentation). n must be between 1 and the limit: more
+// would wait forever, and fails at once (ErrTooManyLeases).
+func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*Lease, error) {
+	return s.acquire(ctx, n, true)
+}
+
+func (s *Semaphore) acquire(ctx context.Context, n int, wait bool) ([]*Lease, error) {
+	switch {
+	case !s.valid():
+		return nil, errZero
+	case ctx == nil:
+		return nil, invalidArg("nil context")
+	case n <= 0:
+		return nil, invalidArg("asks for %d leases", n)
+	case n > s.max:
+		return nil, fmt.Errorf("%w: %w: %d of at most %d", ErrInvalidArgument, ErrTooManyLeases, n, s.max)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var b backoff.BackOff
+	for attempt := 1; ; attempt++ {
+		leases, err := s.attempt(ctx, n, wait)
+		if err == nil || !requeues(err) || !wait {
+			return leases, err
+		}
+		if b == nil {
+			b = s.c.RetryPolicy().NewBackOff()
+		}
+		sleep := b.NextBackOff()
+		if sleep == backoff.Stop {
+			return nil, fmt.Errorf("zkrecipes: semaphore waiter lost its lease nodes %d times: %w", attempt, err)
+		}
+		s.c.Logger().Info("semaphore waiter lost its lease nodes; trying again", "path", s.path, "err", err, "sleep", sleep)
+		t := time.NewTimer(sleep)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
+		}
+	}
+}
+
+// requeues reports whether a failed attempt may simply be made again: the
+// waiter lost its nodes (session or deletion), not its reason to wait.
+func requeues(err error) bool {
+	return errors.Is(err, client.ErrSessionLost) || errors.Is(err, ErrLeaseDeleted) ||
+		errors.Is(err, errForeignNode) || retry.IsSessionExpired(err)
+}
+
+// attempt is Curator's protocol, once: take the `locks` mutex, create the
+// lease nodes, wait until they fit, release the mutex. Every way out that
+// does not hold deletes the lease nodes it made, then releases the mutex.
+func (s *Semaphore) attempt(ctx context.Context, n int, wait bool) ([]*Lease, error) {
+	if err := s.lockMutex(ctx, wait); err != nil {
+		return nil, err
+	}
+	nodes, err := s.createLeases(ctx, n)
+	if err != nil {
+		s.unlock()
+		return nil, err
+	}
+	disc, err := s.waitFit(ctx, nodes, wait)
+	if err != nil {
+		s.abandon(nodes)
+		s.unlock()
+		return nil, err
+	}
+	if s.o.lostOnSessionLossOnly {
+		disc = nil
+	}
+	leases := make([]*Lease, len(nodes))
+	for i, node := range nodes {
+		leases[i] = newLease(s.c, node, s.o.data, disc)
+	}
+	// The leases are held: the mutex's release need not be waited for (it
+	// is still a guaranteed delete, and this handle's next acquire waits for
+	// it in the process).
+	go s.unlock()
+	return leases, nil
+}
+
+// lockMutex takes the `locks` mutex. A try (wait false) gives up with
+// ErrNoLeases as soon as the leases directory is full while it waits.
+func (s *Semaphore) lockMutex(ctx context.Context, wait bool) error {
+	if wait {
+		return s.lock.Lock(ctx)
+	}
+	lctx, cancel := context.WithCancelCause(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		if s.watchFull(lctx) {
+			cancel(ErrNoLeases)
+		}
+	}()
+	err := s.lock.Lock(lctx)
+	cancel(nil)
+	<-watched
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(lctx), ErrNoLeases) {
+		return ErrNoLeases
+	}
+	return err
+}
+
+// watchFull reports true as soon as the leases directory has at least the
+// limit's number of children, false when ctx ends first (or it cannot tell).
+func (s *Semaphore) watchFull(ctx context.Context) bool {
+	for {
+		kids, _, ch, err := s.c.ChildrenW(ctx, s.leases)
+		if errors.Is(err, zk.ErrNoNode) {
+			var ok bool
+			ok, _, ch, err = s.c.ExistsW(ctx, s.leases)
+			if err == nil && ok {
+				continue
+			}
+		}
+		if err != nil {
+			<-ctx.Done()
+			return false
+		}
+		if len(kids) >= s.max {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// createLeases creates n lease nodes in one session; on error it deletes
+// those it made.
+func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.ProtectedNode, error) {
+	nodes := make([]client.ProtectedNode, 0, n)
+	for range n {
+		node, err := s.c.CreateProtected(ctx, path.Join(s.leases, LeaseName), s.o.data, zk.FlagEphemeralSequential)
+		if err != nil {
+			s.abandon(nodes)
+			return nil, err
+		}
+		nodes = append(nodes, node)
+		// go-zookeeper may replay a create queued under one session into
+		// the next; the client learns of a new session before any request
+		// runs in it. A node whose session is not the live, current one (or
+		// not the one of the others) may belong to another: never hold on it.
+		if node.Session != nodes[0].Session || s.c.Session() != node.Session || isClosed(node.Session.Done()) {
+			s.abandon(nodes)
+			return nil, errForeignNode
+		}
+	}
+	return nodes, nil
+}
+
+// waitFit lists the leases directory with a watch until all of nodes are
+// among at most max children (holding), ctx ends, the session ends or a
+// node vanished. It returns the Disconnected channel taken before the
+// listing that granted: a grant is only made on a view taken while the
+// connection stayed up.
+func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, wait bool) (<-chan struct{}, error) {
+	sess := nodes[0].Session
+	for {
+		if isClosed(sess.Done()) {
+			return nil, fmt.Errorf("zkrecipes: waiting for a lease: %w", sess.Err())
+		}
+		disc := s.c.Disconnected()
+		kids, _, ch, err := s.c.ChildrenW(ctx, s.leases)
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil, ErrLeaseDeleted // the directory went, so did our nodes
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			if !slices.Contains(kids, path.Base(node.Path)) {
+				return nil, ErrLeaseDeleted
+			}
+		}
+		if len(kids) <= s.max {
+			if !isClosed(disc) {
+				return disc, nil
+			}
+			continue // look again on a connection that stays up
+		}
+		if !wait {
+			return nil, ErrNoLeases
+		}
+		select {
+		case <-ch:
+		case <-sess.Done():
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// cleanupWithin bounds how long a failed acquire waits for its own nodes'
+// deletes (and the mutex's release) before leaving them to the client's
+// guaranteed delete.
+const cleanupWithin = 2 * time.Second
+
+// abandon deletes lease nodes an acquire made and no longer needs: at once
+// when the connection allows (so a failed acquire leaves no node when it
+// returns), else in the background while their session lives.
+func (s *Semaphore) abandon(nodes []client.ProtectedNode) {
+	if len(nodes) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupWithin)
+	defer cancel()
+	if isClosed(s.c.Disconnected()) {
+		cancel() // no connection: straight to the background
+	}
+	for _, node := range nodes {
+		if err := s.c.DeleteGuaranteed(ctx, node.Path, node.Session); err != nil && !errors.Is(err, client.ErrDeletePending) {
+			s.c.Logger().Warn("could not delete a lease node; it goes with its session", "path", node.Path, "err", err)
+		}
+	}
+}
+
+// unlock releases the `locks` mutex (a guaranteed delete of its node).
+func (s *Semaphore) unlock() {
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupWithin)
+	defer cancel()
+	if err := s.lock.Unlock(ctx); err != nil && !errors.Is(err, client.ErrDeletePending) {
+		s.c.Logger().Warn("could not release the semaphore's locks mutex", "path", s.path, "err", err)
+	}
+}

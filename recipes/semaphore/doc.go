@@ -1,0 +1,64 @@
+// Package semaphore is a distributed counting semaphore on ZooKeeper: the Go
+// counterpart of Apache Curator's InterProcessSemaphoreV2, and wire
+// compatible with it, so Go and Java processes can share one semaphore path
+// and together never hold more leases than the limit.
+//
+//	s, err := semaphore.New(c, "/licences/geo-api", 3)  // no I/O
+//	lease, err := s.Acquire(ctx)                         // or TryAcquire, AcquireN
+//	defer lease.Release(ctx)
+//	<-lease.Lost()                                       // closes if the lease may be gone
+//
+// # Protocol
+//
+// Under the semaphore's path P, exactly as Curator lays it out:
+//
+//   - P/locks is a mutex (package mutex: protected "_c_<uuid>-lock-<seq>"
+//     nodes) that serialises acquirers, so that only one of them waits at a
+//     time;
+//   - P/leases holds one protected EPHEMERAL_SEQUENTIAL node
+//     "_c_<uuid>-lease-<seq>" per lease held (and per lease the current
+//     acquirer is waiting for).
+//
+// An acquire takes the locks mutex, creates its lease node, then lists
+// P/leases with a watch: when there are at most maxLeases children (all of
+// them count, as in Curator) it holds; otherwise it waits for the children
+// to change, still holding the mutex, and lists again. Then it releases the
+// mutex. The limit is each handle's own setting; nothing on the server
+// checks that every handle on a path uses the same.
+//
+// A grant is only made on a listing taken while the connection stayed up.
+// The mutex's release is not waited for before the lease is returned: it
+// runs in the background, still as a guaranteed delete.
+//
+// # Several leases at once
+//
+// AcquireN(ctx, n) creates all n lease nodes inside ONE hold of the locks
+// mutex and waits until all n fit. Curator's acquire(qty) instead takes and
+// releases the mutex once per lease, so two callers can interleave: with a
+// limit of 4, two clients each asking for 3 can end up holding 2 each, and
+// both wait, holding what they have, until they time out. Here the second
+// caller cannot start before the first has all it asked for, so both finish,
+// one after the other. n above the limit would wait forever: it fails at once.
+//
+// # Leases
+//
+// A Lease is released once, with Release (a second Release returns
+// ErrNotHeld); its node is deleted with a guaranteed delete. Lost closes as
+// soon as holding the lease can no longer be guaranteed: by default when the
+// connection is Suspended (the client's timing guarantees that this comes at
+// least a third of the session timeout before another process can be granted
+// the lease; see packages client and mutex), with WithLostOnSessionLossOnly
+// only when the session is lost; and always when the lease node is deleted,
+// on Release and when the client closes. Token is the lease node's creation
+// zxid, a fencing token.
+//
+// # Failures
+//
+// Every way out of an acquire that does not end in holding (a cancelled
+// context, TryAcquire finding no lease free, a lost session, an error)
+// deletes the lease nodes it made and releases the locks mutex, so a failed
+// acquire never leaves the semaphore short of a lease. A waiter whose session
+// is lost, or whose lease node is deleted, tries again under the client's
+// retry policy: it held nothing, so its caller need not know. A holder never
+// re-acquires silently: its Lost channel closes.
+package semaphore

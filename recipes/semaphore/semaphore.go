@@ -1,0 +1,183 @@
+package semaphore
+
+import (
+	"context"
+	"errors"
+	"path"
+	"sort"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// The names Curator's InterProcessSemaphoreV2 uses under a semaphore's path.
+const (
+	// LocksDir is the directory of the mutex that serialises acquirers.
+	LocksDir = "locks"
+	// LeasesDir is the directory of the lease nodes.
+	LeasesDir = "leases"
+	// LeaseName is the name of every lease node, after its protection
+	// prefix and before its sequence number: _c_<uuid>-lease-<seq>.
+	LeaseName = "lease-"
+)
+
+// Semaphore is a handle on a distributed counting semaphore: see the
+// package documentation. It is safe for concurrent use; goroutines that
+// share it take their leases one acquire at a time (they queue in the
+// process for its `locks` mutex, without a node each). A zero Semaphore
+// returns an error wrapping ErrInvalidArgument from every method.
+type Semaphore struct {
+	c      *client.Client
+	path   string
+	leases string // path + "/leases"
+	max    int
+	lock   *mutex.Mutex // the mutex at path + "/locks"
+	o      options
+}
+
+// Option configures a Semaphore.
+type Option func(*options)
+
+type options struct {
+	data                  []byte
+	lostOnSessionLossOnly bool
+}
+
+// WithData sets the data of the lease nodes (default: this host's IP
+// address, as Curator writes it). Holders returns it, so it can say who
+// holds each lease.
+func WithData(data []byte) Option {
+	return func(o *options) { o.data = append([]byte(nil), data...) }
+}
+
+// WithLostOnSessionLossOnly makes a Lease's Lost channel close only when
+// the session is lost, not already when the connection is suspended. Fewer
+// false alarms, but the lease may already be someone else's by then (see
+// the mutex package's documentation of the same option).
+func WithLostOnSessionLossOnly() Option {
+	return func(o *options) { o.lostOnSessionLossOnly = true }
+}
+
+// New returns a handle on the semaphore at path (relative to the client's
+// namespace) that lets at most maxLeases leases be held at once. It does no
+// I/O. maxLeases is this handle's own setting: as in Curator, nothing on the
+// server checks that every handle on a path uses the same.
+func New(c *client.Client, p string, maxLeases int, opts ...Option) (*Semaphore, error) {
+	if c == nil {
+		return nil, invalidArg("nil client")
+	}
+	if err := client.ValidatePath(p); err != nil {
+		return nil, err
+	}
+	if p == "/" {
+		return nil, &client.PathError{Path: p, Reason: "a semaphore needs a directory of its own, not the root"}
+	}
+	if maxLeases <= 0 {
+		return nil, invalidArg("maxLeases must be positive, not %d", maxLeases)
+	}
+	var o options
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, invalidArg("nil option")
+		}
+		opt(&o)
+	}
+	if o.data == nil {
+		o.data = queue.DefaultData()
+	}
+	lock, err := mutex.New(c, path.Join(p, LocksDir))
+	if err != nil {
+		return nil, err
+	}
+	return &Semaphore{c: c, path: p, leases: path.Join(p, LeasesDir), max: maxLeases, lock: lock, o: o}, nil
+}
+
+func (s *Semaphore) valid() bool { return s != nil && s.c != nil }
+
+// Path is the semaphore's path ("" for a zero Semaphore).
+func (s *Semaphore) Path() string {
+	if !s.valid() {
+		return ""
+	}
+	return s.path
+}
+
+// MaxLeases is the handle's limit (0 for a zero Semaphore).
+func (s *Semaphore) MaxLeases() int {
+	if !s.valid() {
+		return 0
+	}
+	return s.max
+}
+
+// Holder is one lease node, as Holders lists it.
+type Holder struct {
+	// Name is the node's name, Path its path (relative to the namespace).
+	Name, Path string
+	// Data is the node's data: by default the holder's IP address.
+	Data []byte
+	// Czxid is the node's creation zxid: the lease's fencing token.
+	Czxid int64
+}
+
+// Holders lists the lease nodes in sequence order, with their data. Like
+// Curator's getParticipantNodes it lists every child of the leases
+// directory: while an acquirer waits for a lease, its own node is listed
+// too (it is counted against the limit as well). Nodes that vanish while
+// being read are left out.
+func (s *Semaphore) Holders(ctx context.Context) ([]Holder, error) {
+	kids, err := s.children(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(kids, func(i, j int) bool {
+		ki, _ := queue.SortKey(kids[i], []string{LeaseName})
+		kj, _ := queue.SortKey(kids[j], []string{LeaseName})
+		if ki != kj {
+			return ki < kj
+		}
+		return kids[i] < kids[j]
+	})
+	out := make([]Holder, 0, len(kids))
+	for _, k := range kids {
+		p := path.Join(s.leases, k)
+		data, st, err := s.c.Get(ctx, p)
+		if errors.Is(err, zk.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Holder{Name: k, Path: p, Data: data, Czxid: st.Czxid})
+	}
+	return out, nil
+}
+
+// Available is how many leases are free now by this handle's limit: the
+// limit minus the lease nodes (never below 0). It is a snapshot: another
+// process may take or free leases the moment after.
+func (s *Semaphore) Available(ctx context.Context) (int, error) {
+	kids, err := s.children(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return max(s.max-len(kids), 0), nil
+}
+
+// children lists the leases directory; a missing one has none.
+func (s *Semaphore) children(ctx context.Context) ([]string, error) {
+	if !s.valid() {
+		return nil, errZero
+	}
+	if ctx == nil {
+		return nil, invalidArg("nil context")
+	}
+	kids, _, err := s.c.Children(ctx, s.leases)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	return kids, err
+}
