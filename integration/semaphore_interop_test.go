@@ -1,0 +1,249 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
+)
+
+var (
+	semJavaOnce sync.Once
+	semJavaDir  string
+	semJavaErr  error
+	semJavaLogs []byte
+)
+
+// semJavaProc is one running CuratorSemaphore (testdata/curator).
+type semJavaProc struct {
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan error
+}
+
+// semStartJava compiles testdata/curator/CuratorSemaphore.java once per test
+// binary and starts it on the semaphore at semPathAbs, waiting until it is
+// ready.
+func semStartJava(t *testing.T, ctx context.Context, semPathAbs string, max, iters int, inside string) *semJavaProc {
+	t.Helper()
+	cp := curatorClasspath(t)
+	semJavaOnce.Do(func() {
+		semJavaDir, semJavaErr = os.MkdirTemp("", "zkrecipes-curator-semaphore-")
+		if semJavaErr != nil {
+			return
+		}
+		cmd := exec.Command("javac", "-d", semJavaDir, "-cp", cp, "testdata/curator/CuratorSemaphore.java")
+		semJavaLogs, semJavaErr = cmd.CombinedOutput()
+	})
+	require.NoError(t, semJavaErr, "javac: %s", semJavaLogs)
+	cmd := exec.CommandContext(ctx, "java", "-Xmx128m", "-cp", semJavaDir+":"+cp, "CuratorSemaphore",
+		shared.ConnectString(), semPathAbs, strconv.Itoa(max), strconv.Itoa(iters), inside)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = io.Discard // slf4j's "no binding" notice
+	require.NoError(t, cmd.Start())
+	p := &semJavaProc{done: make(chan error, 1)}
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		var once sync.Once
+		for sc.Scan() {
+			p.mu.Lock()
+			p.out.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+			if strings.HasPrefix(sc.Text(), "curator: ready") {
+				once.Do(func() { close(ready) })
+			}
+		}
+		once.Do(func() { close(ready) })
+		p.done <- cmd.Wait()
+	}()
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		t.Fatalf("curator semaphore did not start: %v", ctx.Err())
+	}
+	return p
+}
+
+var semJavaDone = regexp.MustCompile(`curator: done iters=(\d+) violations=(\d+) peak=(\d+)`)
+
+// wait returns the Java process's violations and peak.
+func (p *semJavaProc) wait(t *testing.T) (violations, peak int) {
+	t.Helper()
+	err := <-p.done
+	p.mu.Lock()
+	out := p.out.String()
+	p.mu.Unlock()
+	require.NoError(t, err, "curator output:\n%s", out)
+	m := semJavaDone.FindStringSubmatch(out)
+	require.NotNil(t, m, "curator output:\n%s", out)
+	violations, _ = strconv.Atoi(m[2])
+	peak, _ = strconv.Atoi(m[3])
+	return violations, peak
+}
+
+// semInsideCheck is the Go twin of the Java contender's check, for n
+// leases held: one EPHEMERAL_SEQUENTIAL node per lease under inside, then a
+// listing of inside; it returns the number of nodes listed (at most the
+// limit if nobody is over it).
+func semInsideCheck(ctx context.Context, c *client.Client, inside string, n int) (count int, err error) {
+	var mine []string
+	for range n {
+		p, err := c.CreateWithParents(ctx, inside+"/go-", nil, zk.FlagEphemeralSequential)
+		if err != nil {
+			return 0, err
+		}
+		mine = append(mine, p)
+	}
+	kids, _, err := c.Children(ctx, inside)
+	if err != nil {
+		return 0, err
+	}
+	time.Sleep(2 * time.Millisecond)
+	for _, p := range mine {
+		if err := c.Delete(ctx, p, -1); err != nil {
+			return len(kids), err
+		}
+	}
+	return len(kids), nil
+}
+
+// TestSemaphoreCuratorInterop: Go semaphores (Acquire and AcquireN(2)) and
+// Curator 5.4 InterProcessSemaphoreV2 processes on one path. Every holder
+// counts the holders on the server (one node per lease in an "inside"
+// directory) while it holds: never above the limit, on either side; Go
+// grants are also counted by lease sequence. Go and Java lease nodes must be
+// seen in leases/ together, or the test proved nothing.
+func TestSemaphoreCuratorInterop(t *testing.T) {
+	ns := namespace(t)
+	semAbs, inside := ns+semPath, ns+"/inside"
+	root := connect(t, clientOpts{}) // no namespace: Curator sees absolute paths
+	ctx := ctxT(t, 3*time.Minute)
+	const limit, javaProcs, javaIters, goWorkers, goIters = 3, 2, 40, 3, 30
+
+	java := make([]*semJavaProc, javaProcs)
+	for i := range java {
+		java[i] = semStartJava(t, ctx, semAbs, limit, javaIters, inside)
+	}
+
+	var mixed atomic.Bool
+	stopWatch, watchDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		for {
+			select {
+			case <-stopWatch:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			kids, _, err := root.Children(ctx, semAbs+"/leases")
+			if err != nil {
+				continue
+			}
+			var goN, javaN int
+			for _, k := range kids {
+				data, _, err := root.Get(ctx, semAbs+"/leases/"+k)
+				if err != nil {
+					continue
+				}
+				if strings.HasPrefix(string(data), "go-") {
+					goN++
+				} else {
+					javaN++
+				}
+			}
+			if goN > 0 && javaN > 0 {
+				mixed.Store(true)
+			}
+		}
+	}()
+
+	var g semGauge // Go grants: server-side count by lease sequence
+	var goPeak, goViolations atomic.Int64
+	var wg sync.WaitGroup
+	for w := range goWorkers {
+		c := connect(t, clientOpts{})
+		s, err := semaphore.New(c, semAbs, limit, semaphore.WithData(fmt.Appendf(nil, "go-%d", w)))
+		require.NoError(t, err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range goIters {
+				n := 1 + (i+w)%2
+				ls, err := s.AcquireN(ctx, n)
+				if !assert.NoError(t, err, "go worker %d iteration %d", w, i) {
+					return
+				}
+				g.enter(n, semServerCountAbs(t, root, semAbs+"/leases", ls))
+				count, err := semInsideCheck(ctx, c, inside, n)
+				assert.NoError(t, err)
+				for old := goPeak.Load(); int64(count) > old && !goPeak.CompareAndSwap(old, int64(count)); old = goPeak.Load() {
+				}
+				if count > limit {
+					goViolations.Add(1)
+				}
+				g.leave(n)
+				for _, l := range ls {
+					assert.NoError(t, l.Release(ctx))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	javaViolations, javaPeak := 0, 0
+	for _, p := range java {
+		v, pk := p.wait(t)
+		javaViolations += v
+		javaPeak = max(javaPeak, pk)
+	}
+	close(stopWatch)
+	<-watchDone
+
+	_, serverPeak, grants := g.stats()
+	t.Logf("go grants %d (server-side peak by sequence %d, inside peak %d); java peak inside %d", grants, serverPeak, goPeak.Load(), javaPeak)
+	assert.Equal(t, goWorkers*goIters, grants)
+	assert.LessOrEqual(t, serverPeak, limit)
+	assert.Zero(t, goViolations.Load(), "a Go holder saw more than %d holders", limit)
+	assert.Zero(t, javaViolations, "a Curator holder saw more than %d holders", limit)
+	assert.True(t, mixed.Load(), "Go and Curator lease nodes were never seen together: the test proved nothing")
+	kids, err := tryChildren(root, semAbs+"/leases")
+	require.NoError(t, err)
+	require.Empty(t, kids, "lease nodes left behind")
+}
+
+// semServerCountAbs is semServerCount for a client without the test's
+// namespace (the leases directory is given absolute).
+func semServerCountAbs(t testing.TB, c *client.Client, leases string, granted []*semaphore.Lease) int {
+	t.Helper()
+	var top int64
+	for _, l := range granted {
+		top = max(top, semSeq(t, l.Node()[strings.LastIndexByte(l.Node(), '/')+1:]))
+	}
+	kids, err := tryChildren(c, leases)
+	assert.NoError(t, err, "listing the leases")
+	n := 0
+	for _, k := range kids {
+		if semSeq(t, k) <= top {
+			n++
+		}
+	}
+	return n
+}
