@@ -141,7 +141,7 @@ func (h *Handle) lockShared(ctx context.Context, wait bool) error {
 	if err := h.admitLocked(ctx, wait, l.sharedFreeLocked, l.enterSharedLocked); err != nil {
 		return err
 	}
-	return h.joinLocked(ctx, wait, h.request(wait))
+	return h.joinLocked(ctx, wait, h.request(wait), nil)
 }
 
 // admitLocked passes the local gate with enter, or, for a TryLock (!wait)
@@ -181,13 +181,19 @@ func (h *Handle) lockUnderWrite(ctx context.Context, w *Held) error {
 	l := h.local
 	l.mu.Lock()
 	l.readers++
-	return h.joinLocked(ctx, true, req)
+	// The read node sorts at W's place and holds at once (Always), which is
+	// only safe while W itself still holds: once W is released or lost, a
+	// writer queued behind it may hold, and the read must not join it.
+	still := func() bool { return h.peer.held == w && !isClosed(w.Lost()) }
+	return h.joinLocked(ctx, true, req, still)
 }
 
 // joinLocked, for a reader level already counted in l.readers, joins the
 // handle's holding, waits for the acquisition another goroutine is making,
-// or makes it with req. l.mu is held on entry and released.
-func (h *Handle) joinLocked(ctx context.Context, wait bool, req Request) error {
+// or makes it with req; if still is set, a holding it makes is kept only if
+// still() holds once it is made (l.mu held), else it is released and the
+// error is ErrLost. l.mu is held on entry and released.
+func (h *Handle) joinLocked(ctx context.Context, wait bool, req Request, still func() bool) error {
 	l := h.local
 	for {
 		if h.held != nil {
@@ -218,15 +224,23 @@ func (h *Handle) joinLocked(ctx context.Context, wait bool, req Request) error {
 	l.mu.Unlock()
 	held, err := h.q.Acquire(ctx, req)
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	h.acquiring = false
 	l.broadcastLocked() // readers waiting for this acquisition
-	if err != nil {
-		l.leaveSharedLocked(1)
-		return err
+	if err == nil && still != nil && !still() {
+		err = ErrLost
+	} else if err == nil {
+		h.held, h.count = held, 1
+		l.mu.Unlock()
+		return nil
 	}
-	h.held, h.count = held, 1
-	return nil
+	l.leaveSharedLocked(1)
+	l.mu.Unlock()
+	if held != nil {
+		if rerr := held.Release(context.WithoutCancel(ctx)); rerr != nil && !errors.Is(rerr, client.ErrDeletePending) {
+			h.q.c.Logger().Warn("could not release a read taken after its write holding went", "node", held.Path(), "err", rerr)
+		}
+	}
+	return err
 }
 
 func (h *Handle) request(wait bool) Request {
@@ -287,22 +301,46 @@ func (h *Handle) Downgrade(ctx context.Context) error {
 	if h == nil || h.q == nil || h.peer == nil {
 		return errZero
 	}
+	if ctx == nil {
+		return fmt.Errorf("%w: nil context", client.ErrInvalidArgument)
+	}
 	l := h.local
 	l.mu.Lock()
 	held, n := h.held, h.count
-	l.mu.Unlock()
 	switch {
 	case held == nil:
+		l.mu.Unlock()
 		return ErrNotHeld
+	case isClosed(held.Lost()):
+		l.mu.Unlock()
+		return ErrLost
 	case n != 1:
+		l.mu.Unlock()
 		return fmt.Errorf("%w: the write lock is held %d times; unlock the inner levels before Downgrade", client.ErrInvalidArgument, n)
 	}
-	wctx := context.WithValue(ctx, holdingKey{h}, held)
-	if err := h.peer.Lock(wctx); err != nil {
-		return err
+	h.count++ // pinned: no Unlock (or second Downgrade) releases it meanwhile
+	l.mu.Unlock()
+	err := h.peer.lockUnderWrite(ctx, held)
+	l.mu.Lock()
+	h.count-- // unpinned
+	if err != nil {
+		l.mu.Unlock()
+		return err // the read failed: the write holding is kept as it was
 	}
-	if err := h.Unlock(ctx); err != nil && !errors.Is(err, client.ErrDeletePending) {
-		return err
+	h.count-- // the write level Downgrade turns into the read
+	if h.count > 0 {
+		// Another goroutine reentered the write holding meanwhile (with its
+		// context): its Unlock releases the write.
+		l.mu.Unlock()
+		return nil
+	}
+	h.held = nil
+	l.leaveExclusiveLocked()
+	l.mu.Unlock()
+	if rerr := held.Release(ctx); rerr != nil && !errors.Is(rerr, client.ErrDeletePending) {
+		// The downgrade happened: the read holds. The write node goes with
+		// its session if its delete cannot be done.
+		h.q.c.Logger().Warn("downgraded, but the write node's delete failed", "node", held.Path(), "err", rerr)
 	}
 	return nil
 }
