@@ -41,7 +41,7 @@ type semJavaProc struct {
 // semStartJava compiles testdata/curator/CuratorSemaphore.java once per test
 // binary and starts it on the semaphore at semPathAbs, waiting until it is
 // ready.
-func semStartJava(t *testing.T, ctx context.Context, semPathAbs string, max, iters int, inside string) *semJavaProc {
+func semStartJava(t *testing.T, ctx context.Context, semPathAbs string, max, iters int, inside string, extra ...string) *semJavaProc {
 	t.Helper()
 	cp := curatorClasspath(t)
 	semJavaOnce.Do(func() {
@@ -53,8 +53,9 @@ func semStartJava(t *testing.T, ctx context.Context, semPathAbs string, max, ite
 		semJavaLogs, semJavaErr = cmd.CombinedOutput()
 	})
 	require.NoError(t, semJavaErr, "javac: %s", semJavaLogs)
-	cmd := exec.CommandContext(ctx, "java", "-Xmx128m", "-cp", semJavaDir+":"+cp, "CuratorSemaphore",
-		shared.ConnectString(), semPathAbs, strconv.Itoa(max), strconv.Itoa(iters), inside)
+	args := append([]string{"-Xmx128m", "-cp", semJavaDir + ":" + cp, "CuratorSemaphore",
+		shared.ConnectString(), semPathAbs, strconv.Itoa(max), strconv.Itoa(iters), inside}, extra...)
+	cmd := exec.CommandContext(ctx, "java", args...)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	cmd.Stderr = io.Discard // slf4j's "no binding" notice
@@ -133,15 +134,31 @@ func semInsideCheck(ctx context.Context, c *client.Client, inside string, n int)
 // grants are also counted by lease sequence. Go and Java lease nodes must be
 // seen in leases/ together, or the test proved nothing.
 func TestSemaphoreCuratorInterop(t *testing.T) {
+	semInteropRun(t, 3, false)
+}
+
+// TestSemaphoreCuratorInteropMutex: Go semaphore Mutexes and Curator 5.4
+// InterProcessSemaphoreMutex processes on one path exclude each other.
+func TestSemaphoreCuratorInteropMutex(t *testing.T) {
+	semInteropRun(t, 1, true)
+}
+
+// semInteropRun runs Go workers and Curator processes on one semaphore of
+// limit leases (asMutex: semaphore mutexes on both sides, limit 1).
+func semInteropRun(t *testing.T, limit int, asMutex bool) {
 	ns := namespace(t)
 	semAbs, inside := ns+semPath, ns+"/inside"
 	root := connect(t, clientOpts{}) // no namespace: Curator sees absolute paths
 	ctx := ctxT(t, 3*time.Minute)
-	const limit, javaProcs, javaIters, goWorkers, goIters = 3, 2, 40, 3, 30
+	const javaProcs, javaIters, goWorkers, goIters = 2, 40, 3, 30
+	var extra []string
+	if asMutex {
+		extra = []string{"mutex"}
+	}
 
 	java := make([]*semJavaProc, javaProcs)
 	for i := range java {
-		java[i] = semStartJava(t, ctx, semAbs, limit, javaIters, inside)
+		java[i] = semStartJava(t, ctx, semAbs, limit, javaIters, inside, extra...)
 	}
 
 	var mixed atomic.Bool
@@ -181,18 +198,32 @@ func TestSemaphoreCuratorInterop(t *testing.T) {
 	var wg sync.WaitGroup
 	for w := range goWorkers {
 		c := connect(t, clientOpts{})
-		s, err := semaphore.New(c, semAbs, limit, semaphore.WithData(fmt.Appendf(nil, "go-%d", w)))
+		data := semaphore.WithData(fmt.Appendf(nil, "go-%d", w))
+		s, err := semaphore.New(c, semAbs, limit, data)
+		require.NoError(t, err)
+		m, err := semaphore.NewMutex(c, semAbs, data)
 		require.NoError(t, err)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range goIters {
-				n := 1 + (i+w)%2
-				ls, err := s.AcquireN(ctx, n)
+				n := min(1+(i+w)%2, limit)
+				var ls []*semaphore.Lease
+				var nodes []string
+				var err error
+				if asMutex {
+					err = m.Lock(ctx)
+					nodes = []string{m.Node()}
+				} else {
+					ls, err = s.AcquireN(ctx, n)
+					for _, l := range ls {
+						nodes = append(nodes, l.Node())
+					}
+				}
 				if !assert.NoError(t, err, "go worker %d iteration %d", w, i) {
 					return
 				}
-				g.enter(n, semServerCountAbs(t, root, semAbs+"/leases", ls))
+				g.enter(n, semServerCountAbs(t, root, semAbs+"/leases", nodes))
 				count, err := semInsideCheck(ctx, c, inside, n)
 				assert.NoError(t, err)
 				for old := goPeak.Load(); int64(count) > old && !goPeak.CompareAndSwap(old, int64(count)); old = goPeak.Load() {
@@ -201,6 +232,10 @@ func TestSemaphoreCuratorInterop(t *testing.T) {
 					goViolations.Add(1)
 				}
 				g.leave(n)
+				if asMutex {
+					assert.NoError(t, m.Unlock(ctx))
+					continue
+				}
 				for _, l := range ls {
 					assert.NoError(t, l.Release(ctx))
 				}
@@ -230,12 +265,12 @@ func TestSemaphoreCuratorInterop(t *testing.T) {
 }
 
 // semServerCountAbs is semServerCount for a client without the test's
-// namespace (the leases directory is given absolute).
-func semServerCountAbs(t testing.TB, c *client.Client, leases string, granted []*semaphore.Lease) int {
+// namespace (the leases directory is given absolute) and lease node paths.
+func semServerCountAbs(t testing.TB, c *client.Client, leases string, granted []string) int {
 	t.Helper()
 	var top int64
-	for _, l := range granted {
-		top = max(top, semSeq(t, l.Node()[strings.LastIndexByte(l.Node(), '/')+1:]))
+	for _, node := range granted {
+		top = max(top, semSeq(t, node[strings.LastIndexByte(node, '/')+1:]))
 	}
 	kids, err := tryChildren(c, leases)
 	assert.NoError(t, err, "listing the leases")

@@ -52,6 +52,13 @@
 // on Release and when the client closes. Token is the lease node's creation
 // zxid, a fencing token.
 //
+// # Semaphore mutex
+//
+// NewMutex gives Curator's InterProcessSemaphoreMutex: a semaphore of one
+// lease on the same layout, wire compatible with the Java class, and not
+// reentrant (a second Lock of one handle waits for its Unlock). It is a
+// mutex.Locker.
+//
 // # Failures
 //
 // Every way out of an acquire that does not end in holding (a cancelled

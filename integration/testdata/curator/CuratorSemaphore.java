@@ -5,11 +5,14 @@
 //   - create an EPHEMERAL_SEQUENTIAL node under <inside> (one per lease held);
 //   - list <inside>: more than MAX children is a violation;
 //   - pause, delete its node, return the lease.
-// Usage: CuratorSemaphore CONNECT PATH MAX ITERS INSIDE
+// With a sixth argument "mutex" it uses InterProcessSemaphoreMutex (MAX must
+// be 1) instead.
+// Usage: CuratorSemaphore CONNECT PATH MAX ITERS INSIDE [mutex]
 // Prints "curator: ready", then "curator: done iters=N violations=V peak=P".
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -26,12 +29,19 @@ public class CuratorSemaphore {
         if (!cf.blockUntilConnected(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException("no connection to " + connect);
         }
-        InterProcessSemaphoreV2 sem = new InterProcessSemaphoreV2(cf, path, max);
+        boolean asMutex = args.length > 5 && args[5].equals("mutex");
+        InterProcessSemaphoreV2 sem = asMutex ? null : new InterProcessSemaphoreV2(cf, path, max);
+        InterProcessSemaphoreMutex mutex = asMutex ? new InterProcessSemaphoreMutex(cf, path) : null;
         System.out.println("curator: ready");
         System.out.flush();
         int violations = 0, peak = 0;
         for (int i = 0; i < iters; i++) {
-            Lease lease = sem.acquire();
+            Lease lease = null;
+            if (asMutex) {
+                mutex.acquire();
+            } else {
+                lease = sem.acquire();
+            }
             try {
                 String mine = cf.create().creatingParentContainersIfNeeded()
                         .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(inside + "/java-");
@@ -43,7 +53,11 @@ public class CuratorSemaphore {
                 Thread.sleep(2);
                 cf.delete().forPath(mine);
             } finally {
-                sem.returnLease(lease);
+                if (asMutex) {
+                    mutex.release();
+                } else {
+                    sem.returnLease(lease);
+                }
             }
         }
         System.out.println("curator: done iters=" + iters + " violations=" + violations + " peak=" + peak);
