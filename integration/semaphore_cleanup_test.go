@@ -118,8 +118,16 @@ func TestSemaphoreWaiterSessionLost(t *testing.T) {
 	old := waitChildren(t, obs, semLeases, 2)
 	link.Cut()
 	require.True(t, waitClosed(sess.Done(), 10*time.Second), "the session was not lost")
+	// Restore the link only once the server has expired the session too (its
+	// lease node is gone): go-zookeeper's old connection could otherwise
+	// resume it, and its re-sent watches race with replies inside
+	// go-zookeeper (conn.go: sendSetWatches reads lastZxid while recvLoop
+	// writes it), which -race reports.
+	eventually(t, 20*time.Second, "the server to expire the waiter's session", func() bool {
+		return len(children(t, obs, semLeases)) == 1
+	})
 	link.Restore()
-	// The server expires the old session; the waiter queues again.
+	// The waiter queues again in a new session.
 	eventually(t, 20*time.Second, "the waiter's new lease node", func() bool {
 		kids := children(t, obs, semLeases)
 		return len(kids) == 2 && !slices.Equal(kids, old)
@@ -129,6 +137,32 @@ func TestSemaphoreWaiterSessionLost(t *testing.T) {
 	r := await(t, res, 10*time.Second, "the waiter after the release")
 	require.NoError(t, r.err)
 	require.NotSame(t, sess, c.Session())
+	semReleaseAll(t, ctx, r.leases)
+	semNoNodes(t, obs)
+}
+
+// TestSemaphoreWaiterLosesLocksMutex deletes the locks-mutex node of an
+// acquirer that waits for a lease: another acquirer could now wait beside
+// it, so it gives its lease node up and starts again (new lock node, new
+// lease node); after the holder's release it holds, and nothing is left.
+func TestSemaphoreWaiterLosesLocksMutex(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 60*time.Second)
+	obs := connect(t, clientOpts{ns: ns})
+	_, holder := semStuckHolder(t, ctx, ns, 1)
+	res := semAcquireAsync(ctx, semNew(t, connect(t, clientOpts{ns: ns}), 1), 1)
+	leases := waitChildren(t, obs, semLeases, 2)
+	lock := waitChildren(t, obs, semLocks, 1)
+	require.NoError(t, obs.Delete(ctx, path.Join(semLocks, lock[0]), -1))
+	eventually(t, 10*time.Second, "the waiter's new lock and lease nodes", func() bool {
+		locks, kids := children(t, obs, semLocks), children(t, obs, semLeases)
+		return len(locks) == 1 && locks[0] != lock[0] && len(kids) == 2 && !slices.Equal(kids, leases)
+	})
+	pending(t, res, 100*time.Millisecond, "the waiter while the lease is held")
+	require.NoError(t, holder.Release(ctx))
+	r := await(t, res, 10*time.Second, "the waiter after the release")
+	require.NoError(t, r.err)
 	semReleaseAll(t, ctx, r.leases)
 	semNoNodes(t, obs)
 }

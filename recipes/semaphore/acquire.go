@@ -88,7 +88,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int, wait bool) ([]*Lease, er
 // waiter lost its nodes (session or deletion), not its reason to wait.
 func requeues(err error) bool {
 	return errors.Is(err, client.ErrSessionLost) || errors.Is(err, ErrLeaseDeleted) ||
-		errors.Is(err, errForeignNode) || retry.IsSessionExpired(err)
+		errors.Is(err, errForeignNode) || errors.Is(err, errMutexLost) || retry.IsSessionExpired(err)
 }
 
 // attempt is Curator's protocol, once: take the `locks` mutex, create the
@@ -197,15 +197,19 @@ func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.Protected
 }
 
 // waitFit lists the leases directory with a watch until all of nodes are
-// among at most max children (holding), ctx ends, the session ends or a
-// node vanished. It returns the Disconnected channel taken before the
+// among at most max children (holding), ctx ends, the session ends, a node
+// vanished or the locks mutex was lost (see errMutexLost). It returns the Disconnected channel taken before the
 // listing that granted: a grant is only made on a view taken while the
 // connection stayed up.
 func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, wait bool) (<-chan struct{}, error) {
 	sess := nodes[0].Session
+	mutexLost := s.lock.Lost()
 	for {
 		if isClosed(sess.Done()) {
 			return nil, fmt.Errorf("zkrecipes: waiting for a lease: %w", sess.Err())
+		}
+		if isClosed(mutexLost) {
+			return nil, errMutexLost
 		}
 		disc := s.c.Disconnected()
 		kids, _, ch, err := s.c.ChildrenW(ctx, s.leases)
@@ -232,6 +236,7 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, w
 		select {
 		case <-ch:
 		case <-sess.Done():
+		case <-mutexLost:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}

@@ -46,6 +46,12 @@ var (
 // than the current one (go-zookeeper replayed it): never hold on it.
 var errForeignNode = errors.New("zkrecipes: lease node belongs to another session")
 
+// errMutexLost means the `locks` mutex was lost (its session ended or its
+// node was deleted) while its holder waited for leases: another acquirer
+// may be waiting beside it, and two waiters can wait for each other forever.
+// The waiter gives its nodes up and starts again.
+var errMutexLost = errors.New("zkrecipes: the semaphore's locks mutex was lost while waiting")
+
 // errZero is the error of every method of a zero Semaphore or Lease.
 var errZero = fmt.Errorf("%w: zero value: make semaphores with New and leases with Acquire", ErrInvalidArgument)
 

@@ -88,7 +88,10 @@ func New(c *client.Client, p string, maxLeases int, opts ...Option) (*Semaphore,
 	if o.data == nil {
 		o.data = queue.DefaultData()
 	}
-	lock, err := mutex.New(c, path.Join(p, LocksDir))
+	// The mutex only keeps acquirers from waiting side by side; losing it
+	// while waiting is noticed (and the wait begun again) on session loss
+	// or when its node is deleted, not on a mere suspension.
+	lock, err := mutex.New(c, path.Join(p, LocksDir), mutex.WithLostOnSessionLossOnly())
 	if err != nil {
 		return nil, err
 	}
