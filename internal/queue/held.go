@@ -39,26 +39,38 @@ type Held struct {
 // hold turns the waiter into a holder and starts its monitor. disc is the
 // Disconnected channel taken before the listing or event that granted it.
 func (w *waiter) hold(disc <-chan struct{}) *Held {
+	if w.req.LostOnSessionLossOnly {
+		disc = nil // a nil channel never fires in a select
+	}
+	return newHeld(w.q.c, w.node, w.token, disc, w.req.OnRevoke)
+}
+
+// Hold starts holding node, a node some other recipe decided holds (a
+// semaphore's lease): its token is read and its Lost watched exactly as a
+// lock holder's. disc is the client's Disconnected channel taken before the
+// listing that granted it, or nil for Lost on session loss only.
+func Hold(c *client.Client, node client.ProtectedNode, disc <-chan struct{}) *Held {
+	return newHeld(c, node, 0, disc, nil)
+}
+
+func newHeld(c *client.Client, node client.ProtectedNode, token int64, disc <-chan struct{}, onRevoke func()) *Held {
 	h := &Held{
-		c:        w.q.c,
-		node:     w.node,
-		name:     w.name,
-		token:    w.token,
+		c:        c,
+		node:     node,
+		name:     path.Base(node.Path),
+		token:    token,
 		known:    make(chan struct{}),
 		want:     make(chan struct{}),
 		lost:     make(chan struct{}),
 		released: make(chan struct{}),
 		done:     make(chan struct{}),
 	}
-	if w.req.LostOnSessionLossOnly {
-		disc = nil // a nil channel never fires in a select
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
-	if w.token != 0 {
+	if token != 0 {
 		close(h.known)
 	}
-	go h.monitor(ctx, disc, w.req.OnRevoke)
+	go h.monitor(ctx, disc, onRevoke)
 	return h
 }
 
@@ -148,7 +160,7 @@ func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, onRevoke func(
 			return
 		}
 		h.markLost(ErrLost)
-		h.c.Logger().Info("lock holding lost", "node", h.node.Path, "why", why)
+		h.c.Logger().Info("holding lost", "node", h.node.Path, "why", why)
 	}()
 	sess := h.node.Session
 	var own <-chan zk.Event
