@@ -116,8 +116,6 @@ func (l *Lease) Release(ctx context.Context) error {
 	return l.h.Release(ctx)
 }
 
-
-
 func isClosed(ch <-chan struct{}) bool {
 	select {
 	case <-ch:

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -109,7 +110,7 @@ func (m *Mutex) Lost() <-chan struct{} {
 	if l := m.current(); l != nil {
 		return l.Lost()
 	}
-	return closedChan
+	return queue.Closed()
 }
 
 // Token returns the holding's fencing token (see Lease.Token); ErrNotHeld
