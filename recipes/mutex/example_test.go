@@ -7,22 +7,13 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
-// connect starts a client with a session of its own on zkServers (the
-// ensemble's addresses), standing for one process.
-func connect(ctx context.Context) (*client.Client, error) {
-	c, err := client.New(client.WithServers(zkServers...), client.WithSessionTimeout(10*time.Second))
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Start(ctx); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	return c, nil
-}
+// connect starts a client with a session of its own, standing for one
+// process, on the examples' throwaway server.
+func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
 
 // Lock, do the work, Unlock. The fencing token goes with every write to the
 // protected resource, so the resource can refuse a holder that was paused
@@ -31,7 +22,7 @@ func ExampleMutex() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	c, err := client.New(client.WithServers(zkServers...))
+	c, err := client.New(client.WithServers(zkharness.ExampleServers()...))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,22 +1,12 @@
 package mutex_test
 
 import (
-	"log/slog"
-	"os"
 	"testing"
 
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 )
 
-// zkServers are the client addresses of the ZooKeeper server that TestMain
-// starts for this package's tests and examples.
-var zkServers []string
-
-// TestMain starts one throwaway ZooKeeper server (ZK_BACKEND and ZK_IMAGE
-// choose how) for the whole package. Without one the examples cannot run, so
-// it fails loudly rather than skipping them.
-func TestMain(m *testing.M) {
-	// Every client logs its connection states at Info: noise in test output.
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	zkharness.RunMain(m, func(c *zkharness.Cluster) { zkServers = c.Addrs() })
-}
+// TestMain runs the package's examples against one throwaway ZooKeeper
+// server (ZK_BACKEND and ZK_IMAGE choose how); they fail, never skip,
+// without one.
+func TestMain(m *testing.M) { zkharness.RunExamples(m) }

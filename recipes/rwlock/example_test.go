@@ -8,23 +8,14 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
-// connect starts a client with a session of its own on zkServers (the
-// ensemble's addresses): in real use, one per process.
-func connect(ctx context.Context) (*client.Client, error) {
-	c, err := client.New(client.WithServers(zkServers...), client.WithSessionTimeout(10*time.Second))
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Start(ctx); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	return c, nil
-}
+// connect starts a client with a session of its own, standing for one
+// process, on the examples' throwaway server.
+func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
 
 // Readers share the lock; a writer waits until every reader has left, and
 // then has it alone. Two sessions stand for two processes.

@@ -7,21 +7,13 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
 
-// connect starts a client with a session of its own: one process.
-func connect(ctx context.Context) (*client.Client, error) {
-	c, err := client.New(client.WithServers(zkServers...), client.WithSessionTimeout(10*time.Second))
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Start(ctx); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	return c, nil
-}
+// connect starts a client with a session of its own, standing for one
+// process, on the examples' throwaway server.
+func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
 
 // Two licences of a rate-limited service, shared by every process that
 // names the same path. A third TryAcquire finds none free; Holders says who

@@ -6,21 +6,13 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
 )
 
-// connect starts a client with a session of its own, standing for one process.
-func connect(ctx context.Context) (*client.Client, error) {
-	c, err := client.New(client.WithServers(zkServers...), client.WithSessionTimeout(10*time.Second))
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Start(ctx); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	return c, nil
-}
+// connect starts a client with a session of its own, standing for one
+// process, on the examples' throwaway server.
+func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
 
 // Two processes share one count: the first Start seeds it, the second reads
 // the seed; a write by one reaches the other through Changes, and TrySet

@@ -1,0 +1,41 @@
+package zkharness
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// exampleServers are the addresses of the server RunExamples started.
+var exampleServers []string
+
+// RunExamples is the TestMain body of a package of godoc examples: one
+// throwaway server for the whole package (see RunMain: never skipped), with
+// the clients' connection-state logs quieted to warnings, since they would
+// mix with the examples' output. ConnectExample connects to it.
+func RunExamples(m *testing.M, opts ...Option) {
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	RunMain(m, func(c *Cluster) { exampleServers = c.Addrs() }, opts...)
+}
+
+// ConnectExample starts a client with a session of its own (10 s timeout) on
+// the server RunExamples started: in an example, it stands for one process.
+func ConnectExample(ctx context.Context) (*client.Client, error) {
+	c, err := client.New(client.WithServers(exampleServers...), client.WithSessionTimeout(10*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// ExampleServers are the client addresses of the server RunExamples
+// started, for an example that makes its own client.
+func ExampleServers() []string { return append([]string(nil), exampleServers...) }
