@@ -1,13 +1,9 @@
 package integration
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -44,70 +40,13 @@ func curatorClasspath(t *testing.T) string {
 	return strings.Join(cp, ":")
 }
 
-var (
-	curatorBuild     sync.Once
-	curatorClassDir  string
-	curatorBuildErr  error
-	curatorBuildLogs []byte
-)
-
-// compileCurator compiles testdata/curator once per test binary.
-func compileCurator(t *testing.T) (classDir, classpath string) {
-	t.Helper()
-	cp := curatorClasspath(t)
-	curatorBuild.Do(func() {
-		dir, err := os.MkdirTemp("", "zkrecipes-curator-")
-		if err != nil {
-			curatorBuildErr = err
-			return
-		}
-		curatorClassDir = dir
-		cmd := exec.Command("javac", "-d", dir, "-cp", cp, "testdata/curator/CuratorContender.java")
-		curatorBuildLogs, curatorBuildErr = cmd.CombinedOutput()
-	})
-	require.NoError(t, curatorBuildErr, "javac: %s", curatorBuildLogs)
-	return curatorClassDir, curatorClassDir + ":" + cp
-}
-
-// curatorProc is one running Curator contender.
-type curatorProc struct {
-	cmd  *exec.Cmd
-	out  bytes.Buffer
-	mu   sync.Mutex
-	done chan error
-}
+// curatorProc is one running Curator contender (testdata/curator).
+type curatorProc struct{ *javaProc }
 
 func startCurator(t *testing.T, ctx context.Context, lockPath, kind string, iters int, counter, inside string) *curatorProc {
 	t.Helper()
-	_, cp := compileCurator(t)
-	p := &curatorProc{done: make(chan error, 1)}
-	p.cmd = exec.CommandContext(ctx, "java", "-Xmx128m", "-cp", cp, "CuratorContender",
-		shared.ConnectString(), lockPath, kind, strconv.Itoa(iters), counter, inside)
-	stdout, err := p.cmd.StdoutPipe()
-	require.NoError(t, err)
-	p.cmd.Stderr = io.Discard // slf4j's "no binding" notice
-	require.NoError(t, p.cmd.Start())
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		once := sync.Once{}
-		for sc.Scan() {
-			p.mu.Lock()
-			p.out.WriteString(sc.Text() + "\n")
-			p.mu.Unlock()
-			if strings.HasPrefix(sc.Text(), "curator: ready") {
-				once.Do(func() { close(ready) })
-			}
-		}
-		once.Do(func() { close(ready) })
-		p.done <- p.cmd.Wait()
-	}()
-	select {
-	case <-ready:
-	case <-ctx.Done():
-		t.Fatalf("curator contender did not start: %v", ctx.Err())
-	}
-	return p
+	return &curatorProc{startJava(t, ctx, "CuratorContender",
+		shared.ConnectString(), lockPath, kind, strconv.Itoa(iters), counter, inside)}
 }
 
 var curatorDone = regexp.MustCompile(`curator: done iters=(\d+) violations=(\d+)`)
@@ -115,11 +54,7 @@ var curatorDone = regexp.MustCompile(`curator: done iters=(\d+) violations=(\d+)
 // wait returns the Curator process's count of violations.
 func (p *curatorProc) wait(t *testing.T) int {
 	t.Helper()
-	err := <-p.done
-	p.mu.Lock()
-	out := p.out.String()
-	p.mu.Unlock()
-	require.NoError(t, err, "curator output:\n%s", out)
+	out := p.output(t)
 	m := curatorDone.FindStringSubmatch(out)
 	require.NotNil(t, m, "curator output:\n%s", out)
 	v, _ := strconv.Atoi(m[2])
@@ -172,38 +107,7 @@ func interopRun(t *testing.T, kind string, goLocker func(c *client.Client, lockP
 
 	// Watch the queue while both sides run: Go ("go-") and Curator nodes
 	// must be seen queued together, or nothing was tested.
-	var mixed atomic.Bool
-	stopWatch := make(chan struct{})
-	watchDone := make(chan struct{})
-	go func() {
-		defer close(watchDone)
-		for {
-			select {
-			case <-stopWatch:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-			kids, _, err := root.Children(ctx, lockPath)
-			if err != nil {
-				continue
-			}
-			var goN, javaN int
-			for _, k := range kids {
-				data, _, err := root.Get(ctx, lockPath+"/"+k)
-				if err != nil {
-					continue
-				}
-				if strings.HasPrefix(string(data), "go-") {
-					goN++
-				} else {
-					javaN++
-				}
-			}
-			if goN > 0 && javaN > 0 {
-				mixed.Store(true)
-			}
-		}
-	}()
+	stopWatch := watchMixed(ctx, root, lockPath)
 
 	var goViolations atomic.Int64
 	var wg sync.WaitGroup
@@ -242,15 +146,14 @@ func interopRun(t *testing.T, kind string, goLocker func(c *client.Client, lockP
 	for _, p := range java {
 		javaViolations += p.wait(t)
 	}
-	close(stopWatch)
-	<-watchDone
+	mixed := stopWatch()
 
 	data, _, err := root.Get(ctx, counter)
 	require.NoError(t, err)
 	assert.Equal(t, strconv.Itoa(2*javaIters+goWorkers*goIters), string(data), "every increment survived: nobody overlapped")
 	assert.Zero(t, goViolations.Load(), "a Go holder found someone inside")
 	assert.Zero(t, javaViolations, "a Curator holder found someone inside")
-	assert.True(t, mixed.Load(), "Go and Curator nodes were never queued together: the test proved nothing")
+	assert.True(t, mixed, "Go and Curator nodes were never queued together: the test proved nothing")
 }
 
 // TestCuratorInteropMutex: Go mutexes and Curator InterProcessMutexes on one

@@ -1,13 +1,8 @@
 package integration
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -24,64 +19,15 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
 
-var (
-	semJavaOnce sync.Once
-	semJavaDir  string
-	semJavaErr  error
-	semJavaLogs []byte
-)
-
 // semJavaProc is one running CuratorSemaphore (testdata/curator).
-type semJavaProc struct {
-	mu   sync.Mutex
-	out  bytes.Buffer
-	done chan error
-}
+type semJavaProc struct{ *javaProc }
 
-// semStartJava compiles testdata/curator/CuratorSemaphore.java once per test
-// binary and starts it on the semaphore at semPathAbs, waiting until it is
-// ready.
+// semStartJava starts CuratorSemaphore on the semaphore at semPathAbs,
+// waiting until it is ready.
 func semStartJava(t *testing.T, ctx context.Context, semPathAbs string, max, iters int, inside string, extra ...string) *semJavaProc {
 	t.Helper()
-	cp := curatorClasspath(t)
-	semJavaOnce.Do(func() {
-		semJavaDir, semJavaErr = os.MkdirTemp("", "zkrecipes-curator-semaphore-")
-		if semJavaErr != nil {
-			return
-		}
-		cmd := exec.Command("javac", "-d", semJavaDir, "-cp", cp, "testdata/curator/CuratorSemaphore.java")
-		semJavaLogs, semJavaErr = cmd.CombinedOutput()
-	})
-	require.NoError(t, semJavaErr, "javac: %s", semJavaLogs)
-	args := append([]string{"-Xmx128m", "-cp", semJavaDir + ":" + cp, "CuratorSemaphore",
-		shared.ConnectString(), semPathAbs, strconv.Itoa(max), strconv.Itoa(iters), inside}, extra...)
-	cmd := exec.CommandContext(ctx, "java", args...)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	cmd.Stderr = io.Discard // slf4j's "no binding" notice
-	require.NoError(t, cmd.Start())
-	p := &semJavaProc{done: make(chan error, 1)}
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		var once sync.Once
-		for sc.Scan() {
-			p.mu.Lock()
-			p.out.WriteString(sc.Text() + "\n")
-			p.mu.Unlock()
-			if strings.HasPrefix(sc.Text(), "curator: ready") {
-				once.Do(func() { close(ready) })
-			}
-		}
-		once.Do(func() { close(ready) })
-		p.done <- cmd.Wait()
-	}()
-	select {
-	case <-ready:
-	case <-ctx.Done():
-		t.Fatalf("curator semaphore did not start: %v", ctx.Err())
-	}
-	return p
+	return &semJavaProc{startJava(t, ctx, "CuratorSemaphore", append([]string{
+		shared.ConnectString(), semPathAbs, strconv.Itoa(max), strconv.Itoa(iters), inside}, extra...)...)}
 }
 
 var semJavaDone = regexp.MustCompile(`curator: done iters=(\d+) violations=(\d+) peak=(\d+)`)
@@ -89,11 +35,7 @@ var semJavaDone = regexp.MustCompile(`curator: done iters=(\d+) violations=(\d+)
 // wait returns the Java process's violations and peak.
 func (p *semJavaProc) wait(t *testing.T) (violations, peak int) {
 	t.Helper()
-	err := <-p.done
-	p.mu.Lock()
-	out := p.out.String()
-	p.mu.Unlock()
-	require.NoError(t, err, "curator output:\n%s", out)
+	out := p.output(t)
 	m := semJavaDone.FindStringSubmatch(out)
 	require.NotNil(t, m, "curator output:\n%s", out)
 	violations, _ = strconv.Atoi(m[2])
@@ -161,37 +103,7 @@ func semInteropRun(t *testing.T, limit int, asMutex bool) {
 		java[i] = semStartJava(t, ctx, semAbs, limit, javaIters, inside, extra...)
 	}
 
-	var mixed atomic.Bool
-	stopWatch, watchDone := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(watchDone)
-		for {
-			select {
-			case <-stopWatch:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-			kids, _, err := root.Children(ctx, semAbs+"/leases")
-			if err != nil {
-				continue
-			}
-			var goN, javaN int
-			for _, k := range kids {
-				data, _, err := root.Get(ctx, semAbs+"/leases/"+k)
-				if err != nil {
-					continue
-				}
-				if strings.HasPrefix(string(data), "go-") {
-					goN++
-				} else {
-					javaN++
-				}
-			}
-			if goN > 0 && javaN > 0 {
-				mixed.Store(true)
-			}
-		}
-	}()
+	stopWatch := watchMixed(ctx, root, semAbs+"/leases")
 
 	var g semGauge // Go grants: server-side count by lease sequence
 	var goPeak, goViolations atomic.Int64
@@ -249,8 +161,7 @@ func semInteropRun(t *testing.T, limit int, asMutex bool) {
 		javaViolations += v
 		javaPeak = max(javaPeak, pk)
 	}
-	close(stopWatch)
-	<-watchDone
+	mixed := stopWatch()
 
 	_, serverPeak, grants := g.stats()
 	t.Logf("go grants %d (server-side peak by sequence %d, inside peak %d); java peak inside %d", grants, serverPeak, goPeak.Load(), javaPeak)
@@ -258,7 +169,7 @@ func semInteropRun(t *testing.T, limit int, asMutex bool) {
 	assert.LessOrEqual(t, serverPeak, limit)
 	assert.Zero(t, goViolations.Load(), "a Go holder saw more than %d holders", limit)
 	assert.Zero(t, javaViolations, "a Curator holder saw more than %d holders", limit)
-	assert.True(t, mixed.Load(), "Go and Curator lease nodes were never seen together: the test proved nothing")
+	assert.True(t, mixed, "Go and Curator lease nodes were never seen together: the test proved nothing")
 	kids, err := tryChildren(root, semAbs+"/leases")
 	require.NoError(t, err)
 	require.Empty(t, kids, "lease nodes left behind")

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -433,28 +432,11 @@ func TestSharedCountClose(t *testing.T) {
 	require.NoError(t, cnt2.Close())
 }
 
-var (
-	shcJavaOnce sync.Once
-	shcJavaDir  string
-	shcJavaErr  error
-	shcJavaLogs []byte
-)
-
 // shcJava runs testdata/curator/CuratorSharedCount.java (compiled once per
 // test binary) with args and returns its "curator:" line, parsed.
 func shcJava(t *testing.T, ctx context.Context, args ...string) (count int32, version int32, raw []byte) {
 	t.Helper()
-	cp := curatorClasspath(t)
-	shcJavaOnce.Do(func() {
-		shcJavaDir, shcJavaErr = os.MkdirTemp("", "zkrecipes-sharedcount-")
-		if shcJavaErr != nil {
-			return
-		}
-		cmd := exec.Command("javac", "-d", shcJavaDir, "-cp", cp, "testdata/curator/CuratorSharedCount.java")
-		shcJavaLogs, shcJavaErr = cmd.CombinedOutput()
-	})
-	require.NoError(t, shcJavaErr, "javac: %s", shcJavaLogs)
-	cmd := exec.CommandContext(ctx, "java", append([]string{"-Xmx128m", "-cp", shcJavaDir + ":" + cp, "CuratorSharedCount",
+	cmd := exec.CommandContext(ctx, "java", append([]string{"-Xmx128m", "-cp", compileJava(t, "CuratorSharedCount"), "CuratorSharedCount",
 		shared.ConnectString()}, args...)...)
 	out, err := cmd.Output() // stderr: slf4j's "no binding" notice
 	require.NoError(t, err, "java %v: %s", args, out)
