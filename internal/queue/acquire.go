@@ -100,12 +100,7 @@ func (q *Queue) attempt(ctx context.Context, req Request) (*Held, error) {
 		w.abandon()
 		return nil, ErrLost
 	}
-	// go-zookeeper may replay a create queued under one session into the
-	// next. The client learns of a new session (its event) before any
-	// request is sent in it, so if the session the node was created for is
-	// not the current, live one now, the node may belong to another: never
-	// hold on it.
-	if q.c.Session() != node.Session || isClosed(node.Session.Done()) {
+	if Replayed(q.c, node) {
 		w.abandon()
 		return nil, errForeignNode
 	}
@@ -279,23 +274,40 @@ func (w *waiter) watch(ctx context.Context, slot *watched, name string) (<-chan 
 	return ch, false, nil
 }
 
-// abandonWithin bounds how long a failed acquire waits for its own node's
-// delete before leaving it to the client's guaranteed delete.
+// abandonWithin bounds how long a failed acquire waits for its own nodes'
+// deletes before leaving them to the client's guaranteed delete.
 const abandonWithin = 2 * time.Second
 
-// abandon deletes the contender's node on a failed acquire: at once when the
-// connection allows (so a TryLock that fails leaves no node when it
-// returns), else in the background for as long as the node's session lives.
-func (w *waiter) abandon() {
-	c := w.q.c
+// abandon deletes the contender's node on a failed acquire (see Abandon).
+func (w *waiter) abandon() { Abandon(w.q.c, w.node) }
+
+// Abandon deletes nodes an acquire made and no longer needs (a lock's node,
+// a semaphore's lease nodes): at once when the connection allows (so a
+// failed TryLock or TryAcquire leaves no node when it returns), else in the
+// background for as long as their session lives (client.DeleteGuaranteed).
+func Abandon(c *client.Client, nodes ...client.ProtectedNode) {
+	if len(nodes) == 0 {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), abandonWithin)
 	defer cancel()
 	if isClosed(c.Disconnected()) {
 		cancel() // no connection: straight to the background
 	}
-	if err := c.DeleteGuaranteed(ctx, w.node.Path, w.node.Session); err != nil && !errors.Is(err, client.ErrDeletePending) {
-		c.Logger().Warn("could not delete a lock node; it goes with its session", "path", w.node.Path, "err", err)
+	for _, node := range nodes {
+		if err := c.DeleteGuaranteed(ctx, node.Path, node.Session); err != nil && !errors.Is(err, client.ErrDeletePending) {
+			c.Logger().Warn("could not delete a node; it goes with its session", "path", node.Path, "err", err)
+		}
 	}
+}
+
+// Replayed reports whether node may belong to another session than the one
+// it was created for. go-zookeeper may replay a create queued under one
+// session into the next; the client learns of a new session (its event)
+// before any request is sent in it, so a node whose session is not the
+// current, live one right after its create must never be held on.
+func Replayed(c *client.Client, node client.ProtectedNode) bool {
+	return c.Session() != node.Session || isClosed(node.Session.Done())
 }
 
 func isClosed(ch <-chan struct{}) bool {

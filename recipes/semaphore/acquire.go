@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
@@ -184,11 +185,9 @@ func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.Protected
 			return nil, err
 		}
 		nodes = append(nodes, node)
-		// go-zookeeper may replay a create queued under one session into
-		// the next; the client learns of a new session before any request
-		// runs in it. A node whose session is not the live, current one (or
-		// not the one of the others) may belong to another: never hold on it.
-		if node.Session != nodes[0].Session || s.c.Session() != node.Session || isClosed(node.Session.Done()) {
+		// All the lease nodes must be of one session, the live one (see
+		// queue.Replayed).
+		if node.Session != nodes[0].Session || queue.Replayed(s.c, node) {
 			s.abandon(nodes)
 			return nil, errForeignNode
 		}
@@ -243,29 +242,13 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, w
 	}
 }
 
-// cleanupWithin bounds how long a failed acquire waits for its own nodes'
-// deletes (and the mutex's release) before leaving them to the client's
-// guaranteed delete.
+// cleanupWithin bounds how long the mutex's release is waited for before it
+// is left to the client's guaranteed delete.
 const cleanupWithin = 2 * time.Second
 
-// abandon deletes lease nodes an acquire made and no longer needs: at once
-// when the connection allows (so a failed acquire leaves no node when it
-// returns), else in the background while their session lives.
-func (s *Semaphore) abandon(nodes []client.ProtectedNode) {
-	if len(nodes) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupWithin)
-	defer cancel()
-	if isClosed(s.c.Disconnected()) {
-		cancel() // no connection: straight to the background
-	}
-	for _, node := range nodes {
-		if err := s.c.DeleteGuaranteed(ctx, node.Path, node.Session); err != nil && !errors.Is(err, client.ErrDeletePending) {
-			s.c.Logger().Warn("could not delete a lease node; it goes with its session", "path", node.Path, "err", err)
-		}
-	}
-}
+// abandon deletes lease nodes an acquire made and no longer needs (see
+// queue.Abandon).
+func (s *Semaphore) abandon(nodes []client.ProtectedNode) { queue.Abandon(s.c, nodes...) }
 
 // unlock releases the `locks` mutex (a guaranteed delete of its node).
 func (s *Semaphore) unlock() {
