@@ -51,6 +51,10 @@ passed=$(grep -c -- '--- PASS' "$log")
 failed=$(grep -c -- '--- FAIL' "$log")
 skipped=$(grep -c -- '--- SKIP' "$log")
 if [ "$failed" -gt 0 ] || [ "$status" -ne 0 ]; then
+	if grep -q 'WARNING: DATA RACE' "$log"; then
+		echo "test: data races (the first reports):"
+		grep -A70 'WARNING: DATA RACE' "$log" | head -250
+	fi
 	echo "test: failures; the end of the log:"
 	grep -B2 -A30 -- '--- FAIL' "$log" | head -300
 	tail -40 "$log"
