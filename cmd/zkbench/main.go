@@ -2,6 +2,7 @@
 //
 //	zkbench -recipe mutex|gozk|naive|floor -workers N -iters M [-warmup K] [-session 10s] [-budget D] [-zk ADDR | -backend B]
 //	zkbench -recipe rwlock -readers R -writers W -iters M ...
+//	zkbench -recipe semaphore|semfloor|curator-semaphore -workers N -max L -iters M ...
 //	zkbench -all [-big] [-zk ADDR | -backend B]
 //
 // Every worker has a ZooKeeper session of its own, as separate processes
@@ -30,6 +31,30 @@
 //	        delete with the bare client, uncontended; with several workers each
 //	        works on a path of its own. It is the server's cost of one cycle.
 //	rwlock  readers and writers of recipes/rwlock (-readers R -writers W)
+//
+// The semaphore recipes loop acquire -> count in and out -> release at once
+// on a semaphore of -max L leases, and print a line of their own:
+//
+//	recipe=semaphore workers=10 max=5 iters=100 ops=1000 secs=1.60 ops_per_s=625.0 acquire_p50_ms=12.10 acquire_p99_ms=30.20 max_inside=5 violations=0 server_max_leases=6
+//
+//	acquire_p50/p99_ms  from calling acquire to holding the lease
+//	max_inside          the most workers holding a lease at once, by the
+//	                    bench's own counter
+//	violations          entries that found more than L holders inside, plus
+//	                    1 if a sampler listing leases/ on the server every
+//	                    20 ms ever saw more than L+1 nodes (one acquirer's
+//	                    waiting node may be there beside L holders)
+//	server_max_leases   the most lease nodes that sampler saw; -1: none taken
+//
+//	semaphore          zkrecipes' recipes/semaphore: Acquire, then Release
+//	semfloor           the same requests without the locks mutex and without
+//	                   waiting: create an ephemeral sequential node in
+//	                   leases/, list leases/, delete it. It enforces no limit
+//	                   (max_inside may exceed L; violations is not counted).
+//	curator-semaphore  Curator 5.4's InterProcessSemaphoreV2 in a java process
+//	                   (java/CuratorSemaphoreBench.java, built into zkbench
+//	                   and compiled with javac on first use): acquire, then
+//	                   returnLease; needs Debian's Curator jars
 //
 // Without -zk, zkbench starts a throwaway server with zkharness, by default
 // on the local backend (a java process on loopback, so no docker-proxy sits
@@ -77,6 +102,7 @@ type options struct {
 	timeout time.Duration
 	all     bool
 	big     bool
+	max     int // -max: the semaphore recipes' limit
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -96,12 +122,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up on the whole command after this long")
 	fs.BoolVar(&o.all, "all", false, "run the comparison matrix (ignores -recipe, -workers, -iters, -warmup)")
 	fs.BoolVar(&o.big, "big", false, "with -all: add runs with 1000 waiters")
+	fs.IntVar(&o.max, "max", defaultMax, "semaphore recipes: leases held at most at once")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	maxSet := false
+	fs.Visit(func(f *flag.Flag) { maxSet = maxSet || f.Name == "max" })
 	switch {
 	case !slices.Contains([]string{"local", "docker", "auto", ""}, o.backend):
 		return o, fmt.Errorf(`-backend must be local, docker, auto or "", got %q`, o.backend)
@@ -109,6 +138,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-timeout must be positive, got %v", o.timeout)
 	case o.big && !o.all:
 		return o, errors.New("-big only goes with -all")
+	case maxSet && (o.all || !isSemRecipe(o.run.recipe)):
+		return o, fmt.Errorf("-max only goes with -recipe %s", strings.Join(semRecipeNames, "|"))
+	case o.max < 1:
+		return o, fmt.Errorf("-max must be at least 1, got %d", o.max)
 	}
 	if o.all {
 		if o.run.session <= 0 {
@@ -139,6 +172,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	if o.all {
 		return runAll(ctx, env, allPlan(o.big, o.run.session), stdout)
+	}
+	if isSemRecipe(o.run.recipe) {
+		res, err := runSemaphore(ctx, env, semConfig{runConfig: o.run, max: o.max})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(stdout, res.line())
+		return err
 	}
 	res, err := runOne(ctx, env, o.run)
 	if err != nil {

@@ -17,7 +17,7 @@ const (
 	recipeRWLock = "rwlock"
 )
 
-var recipeNames = []string{recipeMutex, recipeGozk, recipeNaive, recipeFloor, recipeRWLock}
+var recipeNames = append([]string{recipeMutex, recipeGozk, recipeNaive, recipeFloor, recipeRWLock}, semRecipeNames...)
 
 // newRecipe makes a fresh directory for the run and returns the recipe's
 // worker factory.

@@ -453,3 +453,121 @@ func TestResultLine(t *testing.T) {
 		t.Errorf("line:\n got %s\nwant %s", got, want)
 	}
 }
+
+// parseSemLine splits a semaphore result line into its key=value fields.
+func parseSemLine(t *testing.T, line string) map[string]string {
+	t.Helper()
+	fields := map[string]string{}
+	for _, f := range strings.Fields(line) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			t.Fatalf("field %q of %q is not key=value", f, line)
+		}
+		fields[k] = v
+	}
+	for _, k := range []string{"recipe", "workers", "max", "iters", "ops", "secs", "ops_per_s",
+		"acquire_p50_ms", "acquire_p99_ms", "max_inside", "violations", "server_max_leases"} {
+		if _, ok := fields[k]; !ok {
+			t.Fatalf("line %q has no %s", line, k)
+		}
+	}
+	return fields
+}
+
+// The semaphore recipes run; Go's and Curator's never let more than -max
+// workers hold a lease at once, by the bench's counter and on the server.
+func TestZkbenchSemaphore(t *testing.T) {
+	for _, recipe := range []string{recipeSemaphore, recipeSemFloor, recipeCuratorSem} {
+		t.Run(recipe, func(t *testing.T) {
+			out, err := runCmd(t, "-zk", zkAddr, "-recipe", recipe, "-workers", "4", "-max", "2", "-iters", "8", "-warmup", "1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if len(lines) != 1 || lines[0] == "" {
+				t.Fatalf("want exactly one line on stdout, got %q", out)
+			}
+			f := parseSemLine(t, lines[0])
+			if f["recipe"] != recipe || f["workers"] != "4" || f["max"] != "2" || f["ops"] != "32" {
+				t.Errorf("want recipe=%s workers=4 max=2 ops=32, got %q", recipe, lines[0])
+			}
+			if f["violations"] != "0" {
+				t.Errorf("violations=%s, want 0: %q", f["violations"], lines[0])
+			}
+			inside := number(t, f, "max_inside")
+			if inside < 1 || inside > 4 {
+				t.Errorf("max_inside=%v, want within [1, workers]", inside)
+			}
+			p50, p99 := number(t, f, "acquire_p50_ms"), number(t, f, "acquire_p99_ms")
+			if p50 <= 0 || p99 < p50 {
+				t.Errorf("acquire p50=%v p99=%v: want 0 < p50 <= p99", p50, p99)
+			}
+			if recipe == recipeSemFloor {
+				return // enforces no limit
+			}
+			if inside > 2 {
+				t.Errorf("max_inside=%v above -max 2", inside)
+			}
+			// One acquirer's waiting node may sit beside the holders'.
+			if s := number(t, f, "server_max_leases"); s < 0 || s > 3 {
+				t.Errorf("server_max_leases=%v, want within [0, max+1]", s)
+			}
+		})
+	}
+}
+
+func TestZkbenchSemaphoreRejectsBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-recipe", recipeSemaphore, "-max", "0"},
+		{"-recipe", recipeCuratorSem, "-max", "-1"},
+		{"-recipe", recipeMutex, "-max", "3"},
+		{"-all", "-max", "3"},
+		{"-recipe", recipeSemFloor, "-readers", "1"},
+	} {
+		var out bytes.Buffer
+		if err := run(context.Background(), args, &out, io.Discard); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%q: printed %q", args, out.String())
+		}
+	}
+}
+
+func TestHolderCountSeesMoreThanMax(t *testing.T) {
+	var h holderCount
+	h.enter(2)
+	h.enter(2)
+	if h.violations.Load() != 0 || h.peak.Load() != 2 {
+		t.Errorf("two holders of 2: violations=%d peak=%d, want 0 and 2", h.violations.Load(), h.peak.Load())
+	}
+	h.enter(2)
+	if h.violations.Load() != 1 || h.peak.Load() != 3 {
+		t.Errorf("three holders of 2: violations=%d peak=%d, want 1 and 3", h.violations.Load(), h.peak.Load())
+	}
+	h.leave()
+	h.leave()
+	h.leave()
+	if h.inside.Load() != 0 {
+		t.Errorf("inside=%d after every leave", h.inside.Load())
+	}
+}
+
+func TestParseCuratorLine(t *testing.T) {
+	cfg := semConfig{runConfig: runConfig{recipe: recipeCuratorSem, workers: 10, iters: 100}, max: 5}
+	res, err := parseCuratorLine("noise\nrecipe=curator-semaphore workers=10 max=5 iters=100 ops=1000 secs=4.00 ops_per_s=250.0 acquire_p50_ms=33.60 acquire_p99_ms=66.00 max_inside=5 violations=0\n", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.serverMax = 6
+	want := "recipe=curator-semaphore workers=10 max=5 iters=100 ops=1000 secs=4.00 ops_per_s=250.0 acquire_p50_ms=33.60 acquire_p99_ms=66.00 max_inside=5 violations=0 server_max_leases=6"
+	if got := res.line(); got != want {
+		t.Errorf("line:\n got %s\nwant %s", got, want)
+	}
+	if _, err := parseCuratorLine("recipe=curator-semaphore ops=x\n", cfg); err == nil {
+		t.Error("a bad line parsed")
+	}
+	if _, err := parseCuratorLine("nothing\n", cfg); err == nil {
+		t.Error("no line parsed")
+	}
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
+)
+
+// curatorBenchSource is java/CuratorSemaphoreBench.java, built into the
+// command so that it runs from any directory.
+//
+//go:embed java/CuratorSemaphoreBench.java
+var curatorBenchSource []byte
+
+const curatorBenchClass = "CuratorSemaphoreBench"
+
+// curatorBenchJars are Curator 5.4's jars and what they need, from Debian's
+// libcurator-*-java and zookeeper packages (scripts/install-deps.sh).
+var curatorBenchJars = []string{
+	"curator-client.jar", "curator-framework.jar", "curator-recipes.jar",
+	"guava.jar", "zookeeper.jar", "zookeeper-jute.jar", "slf4j-api.jar",
+}
+
+// curatorClasspath returns the jars' class path, or which one is missing.
+func curatorClasspath() (string, error) {
+	cp := make([]string, 0, len(curatorBenchJars))
+	for _, j := range curatorBenchJars {
+		p := filepath.Join("/usr/share/java", j)
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("curator-semaphore needs %s (bash scripts/install-deps.sh): %w", p, err)
+		}
+		cp = append(cp, p)
+	}
+	return strings.Join(cp, ":"), nil
+}
+
+// buildCuratorBench compiles the embedded Java source, once per version of
+// it: the classes are kept in the temp directory under the source's hash
+// and reused by later runs. It returns the class path to run it with.
+func buildCuratorBench(ctx context.Context) (string, error) {
+	cp, err := curatorClasspath()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(curatorBenchSource)
+	dir := filepath.Join(os.TempDir(), "zkbench-curator-"+hex.EncodeToString(sum[:8]))
+	if _, err := os.Stat(filepath.Join(dir, curatorBenchClass+".class")); err == nil {
+		return dir + ":" + cp, nil
+	}
+	tmp, err := os.MkdirTemp(os.TempDir(), "zkbench-curator-build-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, curatorBenchClass+".java")
+	if err := os.WriteFile(src, curatorBenchSource, 0o644); err != nil {
+		return "", err
+	}
+	classes := filepath.Join(tmp, "classes")
+	out, err := exec.CommandContext(ctx, "javac", "-nowarn", "-d", classes, "-cp", cp, src).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("javac %s: %w\n%s", curatorBenchClass, err, out)
+	}
+	// Another zkbench may have built it meanwhile: either copy will do.
+	if err := os.Rename(classes, dir); err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, curatorBenchClass+".class")); serr != nil {
+			return "", fmt.Errorf("keep the compiled classes: %w", err)
+		}
+	}
+	return dir + ":" + cp, nil
+}
+
+// runCurator runs Curator's InterProcessSemaphoreV2 on dir in a java
+// process (java/CuratorSemaphoreBench.java), samples leases/ on the server
+// meanwhile as for Go's semaphore, and reads the program's result line.
+func runCurator(ctx context.Context, e *env, cfg semConfig, dir string) (semResult, error) {
+	cp, err := buildCuratorBench(ctx)
+	if err != nil {
+		return semResult{}, err
+	}
+	budgetMs := cfg.budget.Milliseconds()
+	if cfg.budget > 0 && budgetMs == 0 {
+		budgetMs = 1
+	}
+	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-cp", cp, curatorBenchClass,
+		strings.Join(e.servers, ","), dir, strconv.Itoa(cfg.workers), strconv.Itoa(cfg.max),
+		strconv.Itoa(cfg.iters), strconv.Itoa(cfg.warmup), strconv.FormatInt(budgetMs, 10))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// The sampler runs for the whole process (warm-up included): Curator's
+	// warm-up cannot be told apart from outside.
+	sampler := sampleLeases(ctx, e.admin, path.Join(dir, semaphore.LeasesDir))
+	err = cmd.Run()
+	serverMax := sampler.stop()
+	if err != nil {
+		return semResult{}, fmt.Errorf("java %s: %w\nstdout:\n%s\nstderr:\n%s", curatorBenchClass, err, stdout.String(), lastLines(stderr.String(), 30))
+	}
+	res, err := parseCuratorLine(stdout.String(), cfg)
+	if err != nil {
+		return semResult{}, err
+	}
+	res.serverMax = serverMax
+	if serverMax > cfg.max+1 {
+		res.violations++
+	}
+	return res, nil
+}
+
+// parseCuratorLine reads the java program's result line.
+func parseCuratorLine(out string, cfg semConfig) (semResult, error) {
+	var line string
+	for l := range strings.SplitSeq(out, "\n") {
+		if strings.HasPrefix(l, "recipe="+recipeCuratorSem+" ") {
+			line = l
+		}
+	}
+	if line == "" {
+		return semResult{}, fmt.Errorf("java %s printed no result line:\n%s", curatorBenchClass, out)
+	}
+	f := map[string]string{}
+	for kv := range strings.FieldsSeq(line) {
+		k, v, _ := strings.Cut(kv, "=")
+		f[k] = v
+	}
+	res := semResult{cfg: cfg}
+	var errs []error
+	num := func(k string) float64 {
+		v, err := strconv.ParseFloat(f[k], 64)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: %w", k, f[k], err))
+		}
+		return v
+	}
+	ms := func(k string) time.Duration { return time.Duration(num(k) * float64(time.Millisecond)) }
+	res.ops = int(num("ops"))
+	res.elapsed = time.Duration(num("secs") * float64(time.Second))
+	res.p50, res.p99 = ms("acquire_p50_ms"), ms("acquire_p99_ms")
+	res.maxInside = int64(num("max_inside"))
+	res.violations = int64(num("violations"))
+	if err := errors.Join(errs...); err != nil {
+		return semResult{}, fmt.Errorf("java %s's line %q: %w", curatorBenchClass, line, err)
+	}
+	return res, nil
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
+}
