@@ -268,6 +268,55 @@ func TestSharedCountBurst(t *testing.T) {
 	}
 }
 
+// TestSharedCountSubscribe: several subscribers each get every latest
+// value, independently of Changes and of each other (a subscriber that
+// never reads holds just the newest); cancel closes one subscription only,
+// and Close closes the rest.
+func TestSharedCountSubscribe(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	reader := shcStart(t, connect(t, clientOpts{ns: ns}), "/subs", 0)
+	writer := shcStart(t, connect(t, clientOpts{ns: ns}), "/subs", 0)
+	ctx := ctxT(t, time.Minute)
+	a, cancelA := reader.Subscribe()
+	b, cancelB := reader.Subscribe()
+	defer cancelB()
+	idle, cancelIdle := reader.Subscribe()
+	defer cancelIdle()
+
+	const sets = 200
+	for i := 1; i <= sets; i++ {
+		require.NoError(t, writer.Set(ctx, int32(i)))
+	}
+	final, err := writer.Get()
+	require.NoError(t, err)
+	assert.Equal(t, final, shcAwait(t, a, sets, 20*time.Second), "subscriber a")
+	assert.Equal(t, final, shcAwait(t, b, sets, 20*time.Second), "subscriber b")
+	assert.Equal(t, final, shcAwait(t, reader.Changes(), sets, 20*time.Second), "Changes")
+	select {
+	case v := <-idle:
+		assert.Equal(t, final, v, "a subscriber that never read holds the newest value")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the idle subscriber holds nothing")
+	}
+
+	cancelA()
+	cancelA() // harmless
+	_, ok := <-a
+	assert.False(t, ok, "a cancelled subscription is closed")
+	require.NoError(t, writer.Set(ctx, sets+1))
+	assert.Equal(t, int32(sets+1), shcNext(t, b, 10*time.Second).Count, "b still subscribed")
+
+	require.NoError(t, reader.Close())
+	for _, ch := range []<-chan zkshared.Value{b, idle} {
+		for range ch { // drain a value sent before Close
+		}
+	}
+	after, _ := reader.Subscribe()
+	_, ok = <-after
+	assert.False(t, ok, "Subscribe after Close")
+}
+
 // TestSharedCountReconnect: a value set while the count's client was cut off
 // is read once the connection is back: on the same session (a short cut)
 // and on a new one (a cut past the session timeout).

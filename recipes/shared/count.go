@@ -71,6 +71,7 @@ type Count struct {
 	valErr   error // what is wrong with val (bad data, node deleted, client closed), or nil
 	changes  chan Value
 	chClosed bool
+	subs     map[chan Value]struct{} // Subscribe's channels
 }
 
 // NewCount returns a count at path (relative to the client's namespace) that
@@ -332,16 +333,25 @@ func (c *Count) sendLocked(v Value) {
 	if c.chClosed {
 		return
 	}
+	offer(c.changes, v)
+	for ch := range c.subs {
+		offer(ch, v)
+	}
+}
+
+// offer puts v in a one-slot channel whose only sender holds c.mu,
+// replacing an unread older value, without ever blocking.
+func offer(ch chan Value, v Value) {
 	select {
-	case c.changes <- v:
+	case ch <- v:
 		return
 	default:
 	}
 	select {
-	case <-c.changes:
+	case <-ch:
 	default:
 	}
-	c.changes <- v
+	ch <- v
 }
 
 // setErr records a problem with the held value that a read revealed.
@@ -355,6 +365,43 @@ func (c *Count) closeChangesLocked() {
 	if !c.chClosed {
 		c.chClosed = true
 		close(c.changes)
+		for ch := range c.subs {
+			close(ch)
+		}
+		c.subs = nil
+	}
+}
+
+// Subscribe returns a channel of new values of its own, as Changes
+// delivers them (one slot, the newest value replaces an unread older one),
+// and a function that ends the subscription and closes the channel. Unlike
+// Changes, any number of readers can each subscribe and each sees every
+// latest value. The channel is also closed by Close, or when the client
+// closes; after that Subscribe returns a closed channel. Cancelling twice
+// is harmless.
+func (c *Count) Subscribe() (<-chan Value, func()) {
+	ch := make(chan Value, 1)
+	if c == nil || c.cl == nil {
+		close(ch)
+		return ch, func() {}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.chClosed {
+		close(ch)
+		return ch, func() {}
+	}
+	if c.subs == nil {
+		c.subs = make(map[chan Value]struct{})
+	}
+	c.subs[ch] = struct{}{}
+	return ch, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if _, ok := c.subs[ch]; ok {
+			delete(c.subs, ch)
+			close(ch)
+		}
 	}
 }
 

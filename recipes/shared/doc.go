@@ -24,7 +24,10 @@
 // Changes delivers every value that replaces the held one, coalesced: the
 // channel holds one value, and a newer value replaces an unread older one.
 // A slow reader misses intermediate values but never the latest, and the
-// watcher never waits for the reader.
+// watcher never waits for the reader. Changes is one channel, for one
+// reader; Subscribe gives each of several readers a channel of its own,
+// with the same delivery (package semaphore subscribes to wake acquirers
+// when the limit it takes from a count is raised).
 //
 // # Writing
 //

@@ -30,6 +30,12 @@ func TestZeroCount(t *testing.T) {
 	if _, ok := <-c.Changes(); ok {
 		t.Error("Changes of a zero Count is not closed")
 	}
+	sub, cancel := c.Subscribe()
+	cancel()
+	cancel()
+	if _, ok := <-sub; ok {
+		t.Error("Subscribe of a zero Count is not closed")
+	}
 	if c.Path() != "" {
 		t.Error("Path of a zero Count is not empty")
 	}
@@ -74,5 +80,10 @@ func TestNewCountArguments(t *testing.T) {
 	}
 	if _, ok := <-cnt.Changes(); ok {
 		t.Error("Changes open after Close")
+	}
+	if sub, _ := cnt.Subscribe(); sub != nil {
+		if _, ok := <-sub; ok {
+			t.Error("Subscribe after Close gave an open channel")
+		}
 	}
 }
