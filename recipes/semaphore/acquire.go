@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
@@ -55,7 +56,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int, wait bool) ([]*Lease, er
 		return nil, invalidArg("nil context")
 	case n <= 0:
 		return nil, invalidArg("asks for %d leases", n)
-	case n > s.max:
+	case s.count == nil && n > s.max:
 		return nil, fmt.Errorf("%w: %w: %d of at most %d", ErrInvalidArgument, ErrTooManyLeases, n, s.max)
 	}
 	if err := ctx.Err(); err != nil {
@@ -99,12 +100,18 @@ func (s *Semaphore) attempt(ctx context.Context, n int, wait bool) ([]*Lease, er
 	if err := s.lockMutex(ctx, wait); err != nil {
 		return nil, err
 	}
-	nodes, err := s.createLeases(ctx, n)
+	if s.o.limitCheck {
+		if err := s.checkLimit(ctx); err != nil {
+			s.unlock()
+			return nil, err
+		}
+	}
+	nodes, first, err := s.createLeases(ctx, n)
 	if err != nil {
 		s.unlock()
 		return nil, err
 	}
-	disc, err := s.waitFit(ctx, nodes, wait)
+	disc, err := s.waitFit(ctx, nodes, first, wait)
 	if err != nil {
 		s.abandon(nodes)
 		s.unlock()
@@ -163,7 +170,12 @@ func (s *Semaphore) watchFull(ctx context.Context) bool {
 			<-ctx.Done()
 			return false
 		}
-		if len(kids) >= s.max {
+		lim, err := s.limit()
+		if err != nil {
+			<-ctx.Done()
+			return false
+		}
+		if len(kids) >= lim {
 			return true
 		}
 		select {
@@ -175,34 +187,86 @@ func (s *Semaphore) watchFull(ctx context.Context) bool {
 }
 
 // createLeases creates n lease nodes in one session; on error it deletes
-// those it made.
-func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.ProtectedNode, error) {
+// those it made. Beside the last create it starts the first listing of the
+// leases directory (see listing).
+func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.ProtectedNode, *listing, error) {
 	nodes := make([]client.ProtectedNode, 0, n)
-	for range n {
+	var first *listing
+	for i := range n {
+		if i == n-1 {
+			first = s.startListing(ctx)
+		}
 		node, err := s.c.CreateProtected(ctx, path.Join(s.leases, LeaseName), s.o.data, zk.FlagEphemeralSequential)
 		if err != nil {
 			s.abandon(nodes)
-			return nil, err
+			return nil, nil, err
 		}
 		nodes = append(nodes, node)
 		// All the lease nodes must be of one session, the live one (see
 		// queue.Replayed).
 		if node.Session != nodes[0].Session || queue.Replayed(s.c, node) {
 			s.abandon(nodes)
-			return nil, errForeignNode
+			return nil, nil, errForeignNode
 		}
 	}
-	return nodes, nil
+	return nodes, first, nil
+}
+
+// listing is a ChildrenW of the leases directory sent while the last lease
+// node's create is in flight. ZooKeeper answers one session's requests in
+// the order they were sent, so when the listing went after the create it
+// costs no round trip of its own; when it went first (the two are sent by
+// two goroutines), it lacks the new node and is thrown away (waitFit lists
+// again). Only a listing that contains every node of ours is used: it was
+// taken after all of them were created.
+type listing struct {
+	done chan struct{}
+	disc <-chan struct{} // Disconnected, taken before the listing was sent
+	kids []string
+	ch   <-chan zk.Event
+	err  error
+}
+
+// startListing sends the listing on a goroutine of its own; it ends with
+// the reply, or when ctx ends.
+func (s *Semaphore) startListing(ctx context.Context) *listing {
+	l := &listing{done: make(chan struct{}), disc: s.c.Disconnected()}
+	go func() {
+		defer close(l.done)
+		l.kids, _, l.ch, l.err = s.c.ChildrenW(ctx, s.leases)
+	}()
+	return l
+}
+
+// covers reports whether the listing succeeded and shows every node.
+func (l *listing) covers(nodes []client.ProtectedNode) bool {
+	if l.err != nil {
+		return false
+	}
+	for _, node := range nodes {
+		if !slices.Contains(l.kids, path.Base(node.Path)) {
+			return false
+		}
+	}
+	return true
 }
 
 // waitFit lists the leases directory with a watch until all of nodes are
-// among at most max children (holding), ctx ends, the session ends, a node
-// vanished or the locks mutex was lost (see errMutexLost). It returns the Disconnected channel taken before the
-// listing that granted: a grant is only made on a view taken while the
-// connection stayed up.
-func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, wait bool) (<-chan struct{}, error) {
+// among at most the limit's number of children (holding), ctx ends, the
+// session ends, a node vanished, the limit cannot be read, or the locks
+// mutex was lost (see errMutexLost). It returns the Disconnected channel
+// taken before the listing that granted: a grant is only made on a view
+// taken while the connection stayed up. first, when not nil, is a listing
+// already under way (see listing); a shared count's changes wake the wait.
+func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, first *listing, wait bool) (<-chan struct{}, error) {
 	sess := nodes[0].Session
 	mutexLost := s.lock.Lost()
+	var limitChanged <-chan shared.Value
+	if s.count != nil {
+		ch, cancel := s.count.Subscribe()
+		defer cancel()
+		limitChanged = ch
+	}
 	for {
 		if isClosed(sess.Done()) {
 			return nil, fmt.Errorf("zkrecipes: waiting for a lease: %w", sess.Err())
@@ -210,8 +274,26 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, w
 		if isClosed(mutexLost) {
 			return nil, errMutexLost
 		}
-		disc := s.c.Disconnected()
-		kids, _, ch, err := s.c.ChildrenW(ctx, s.leases)
+		var (
+			disc <-chan struct{}
+			kids []string
+			ch   <-chan zk.Event
+			err  error
+		)
+		if first != nil {
+			select {
+			case <-first.done:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if first != nil && first.covers(nodes) {
+			disc, kids, ch = first.disc, first.kids, first.ch
+		} else {
+			disc = s.c.Disconnected()
+			kids, _, ch, err = s.c.ChildrenW(ctx, s.leases)
+		}
+		first = nil
 		if errors.Is(err, zk.ErrNoNode) {
 			return nil, ErrLeaseDeleted // the directory went, so did our nodes
 		}
@@ -223,7 +305,11 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, w
 				return nil, ErrLeaseDeleted
 			}
 		}
-		if len(kids) <= s.max {
+		lim, err := s.limit()
+		if err != nil {
+			return nil, err
+		}
+		if len(kids) <= lim {
 			if !isClosed(disc) {
 				return disc, nil
 			}
@@ -234,6 +320,7 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, w
 		}
 		select {
 		case <-ch:
+		case <-limitChanged:
 		case <-sess.Done():
 		case <-mutexLost:
 		case <-ctx.Done():

@@ -23,12 +23,26 @@
 // P/leases with a watch: when there are at most maxLeases children (all of
 // them count, as in Curator) it holds; otherwise it waits for the children
 // to change, still holding the mutex, and lists again. Then it releases the
-// mutex. The limit is each handle's own setting; nothing on the server
-// checks that every handle on a path uses the same.
+// mutex.
 //
 // A grant is only made on a listing taken while the connection stayed up.
-// The mutex's release is not waited for before the lease is returned: it
-// runs in the background, still as a guaranteed delete.
+// The first listing is sent while the lease node's create is still in
+// flight (ZooKeeper answers a session's requests in order, so it then costs
+// no round trip of its own; one that lacks the new node is thrown away), and
+// the mutex's release is not waited for before the lease is returned: it
+// runs in the background, still as a guaranteed delete. The wire is
+// Curator's all the same.
+//
+// # The limit
+//
+// New takes a constant limit, each handle's own setting: as in Curator,
+// nothing on the server checks that every handle on a path uses the same,
+// unless WithLimitCheck asks for it (the limit is then written on the
+// semaphore's node, and a handle with another one fails with ErrMaxConflict,
+// as kazoo's and Consul's semaphores do). NewWithCount takes the limit from
+// a shared.Count instead (Curator's SharedCountReader), so it can change at
+// run time: a raised count wakes blocked acquirers at once, a lowered one
+// revokes nothing but makes newcomers wait until the holders are below it.
 //
 // # Several leases at once
 //
@@ -38,7 +52,8 @@
 // limit of 4, two clients each asking for 3 can end up holding 2 each, and
 // both wait, holding what they have, until they time out. Here the second
 // caller cannot start before the first has all it asked for, so both finish,
-// one after the other. n above the limit would wait forever: it fails at once.
+// one after the other. n above a constant limit would wait forever: it fails
+// at once (ErrTooManyLeases).
 //
 // # Leases
 //

@@ -26,6 +26,9 @@ var (
 	// error when it asks for more leases than the semaphore's limit: it
 	// would wait forever.
 	ErrTooManyLeases = errors.New("zkrecipes: more leases asked for than the semaphore allows")
+	// ErrMaxConflict is wrapped by a *MaxConflictError: WithLimitCheck
+	// found another limit written on the semaphore's node.
+	ErrMaxConflict = errors.New("zkrecipes: semaphore limit differs from the one its other users set")
 	// ErrInvalidArgument is wrapped by errors about bad arguments (nil
 	// client, limit <= 0, n <= 0, nil context, nil option) and by every
 	// error of a zero Semaphore or Lease.
@@ -41,6 +44,22 @@ var (
 	// background (see client.DeleteGuaranteed).
 	ErrDeletePending = client.ErrDeletePending
 )
+
+// MaxConflictError is an acquire's error when WithLimitCheck finds that the
+// semaphore's users disagree on its limit. It wraps ErrMaxConflict.
+type MaxConflictError struct {
+	Path   string // the semaphore's path
+	Local  int    // this handle's limit
+	Stored int    // the limit written on the semaphore's node
+}
+
+// Error names both limits.
+func (e *MaxConflictError) Error() string {
+	return fmt.Sprintf("zkrecipes: semaphore %s: this handle allows %d leases, but its node says %d", e.Path, e.Local, e.Stored)
+}
+
+// Unwrap lets errors.Is(err, ErrMaxConflict) match.
+func (e *MaxConflictError) Unwrap() error { return ErrMaxConflict }
 
 // errForeignNode means a lease node's create came back in another session
 // than the current one (go-zookeeper replayed it): never hold on it.

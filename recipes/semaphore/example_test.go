@@ -9,6 +9,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
+	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
 )
 
 // connect starts a client with a session of its own, standing for one
@@ -105,4 +106,59 @@ func ExampleSemaphore_AcquireN() {
 	fmt.Println(<-done, <-done)
 	// Output:
 	// done done
+}
+
+// NewWithCount takes the limit from a shared count that any process can
+// change: raising it wakes a blocked acquirer at once.
+func ExampleNewWithCount() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := connect(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	limit, err := shared.NewCount(c, "/examples/semaphore/limit", 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := limit.Start(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer limit.Close()
+	s, err := semaphore.NewWithCount(c, "/examples/semaphore/exports", limit)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	first, err := s.Acquire(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	second := make(chan error, 1)
+	go func() {
+		l, err := s.Acquire(ctx) // waits: the limit is 1
+		if err == nil {
+			err = l.Release(ctx)
+		}
+		second <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	fmt.Println("limit:", s.MaxLeases())
+	if err := limit.Set(ctx, 2); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("second acquire:", <-second)
+	fmt.Println("limit:", s.MaxLeases())
+	fmt.Println("release first:", first.Release(ctx))
+	// Output:
+	// limit: 1
+	// second acquire: <nil>
+	// limit: 2
+	// release first: <nil>
 }

@@ -3,14 +3,18 @@ package semaphore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
 )
 
 // The names Curator's InterProcessSemaphoreV2 uses under a semaphore's path.
@@ -32,9 +36,10 @@ const (
 type Semaphore struct {
 	c      *client.Client
 	path   string
-	leases string // path + "/leases"
-	max    int
-	lock   *mutex.Mutex // the mutex at path + "/locks"
+	leases string        // path + "/leases"
+	max    int           // the constant limit, or 0 when count gives it
+	count  *shared.Count // the limit's source (NewWithCount), or nil
+	lock   *mutex.Mutex  // the mutex at path + "/locks"
 	o      options
 }
 
@@ -44,6 +49,22 @@ type Option func(*options)
 type options struct {
 	data                  []byte
 	lostOnSessionLossOnly bool
+	limitCheck            bool
+}
+
+// WithLimitCheck makes every acquire check that all handles on the path
+// use one limit, as kazoo's and Consul's semaphores do (Curator's does not).
+// While it holds the semaphore's `locks` mutex, an acquire reads the
+// semaphore node's data: when it is empty, it writes its limit there in
+// decimal; when it is a different number, it fails with a *MaxConflictError
+// (errors.Is(err, ErrMaxConflict)) and leaves no node. Data that is not a
+// number is ignored, so paths that Curator's recipes also use still work.
+// The node is a container: once the semaphore is unused and reaped, the next
+// user's limit is written afresh. It costs one read per acquire (and one
+// write on first use). It cannot be combined with NewWithCount, whose limit
+// changes by design.
+func WithLimitCheck() Option {
+	return func(o *options) { o.limitCheck = true }
 }
 
 // WithData sets the data of the lease nodes (default: this host's IP
@@ -64,8 +85,42 @@ func WithLostOnSessionLossOnly() Option {
 // New returns a handle on the semaphore at path (relative to the client's
 // namespace) that lets at most maxLeases leases be held at once. It does no
 // I/O. maxLeases is this handle's own setting: as in Curator, nothing on the
-// server checks that every handle on a path uses the same.
+// server checks that every handle on a path uses the same, unless
+// WithLimitCheck asks for it.
 func New(c *client.Client, p string, maxLeases int, opts ...Option) (*Semaphore, error) {
+	if maxLeases <= 0 {
+		return nil, invalidArg("maxLeases must be positive, not %d", maxLeases)
+	}
+	return newSemaphore(c, p, maxLeases, nil, opts)
+}
+
+// NewWithCount returns a handle on the semaphore at path whose limit is the
+// value of a shared count (Curator's InterProcessSemaphoreV2 with a
+// SharedCountReader), so every process can change it at run time. It does
+// no I/O; the count must be started (Start) before the first acquire, and
+// stays the caller's to Close.
+//
+// Every decision reads the count's latest value. Raising it wakes blocked
+// acquirers at once; lowering it revokes no lease, but makes acquirers
+// wait until the holders are below the new limit. A count of zero or less
+// lets nobody in. AcquireN with more leases than the current limit waits
+// for the count to be raised, rather than failing. An acquire fails when
+// the count cannot be read (not started, closed, bad data, node deleted).
+func NewWithCount(c *client.Client, p string, count *shared.Count, opts ...Option) (*Semaphore, error) {
+	if count == nil {
+		return nil, invalidArg("nil count")
+	}
+	s, err := newSemaphore(c, p, 0, count, opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.o.limitCheck {
+		return nil, invalidArg("WithLimitCheck needs a constant limit, not a shared count")
+	}
+	return s, nil
+}
+
+func newSemaphore(c *client.Client, p string, maxLeases int, count *shared.Count, opts []Option) (*Semaphore, error) {
 	if c == nil {
 		return nil, invalidArg("nil client")
 	}
@@ -74,9 +129,6 @@ func New(c *client.Client, p string, maxLeases int, opts ...Option) (*Semaphore,
 	}
 	if p == "/" {
 		return nil, &client.PathError{Path: p, Reason: "a semaphore needs a directory of its own, not the root"}
-	}
-	if maxLeases <= 0 {
-		return nil, invalidArg("maxLeases must be positive, not %d", maxLeases)
 	}
 	var o options
 	for _, opt := range opts {
@@ -95,7 +147,45 @@ func New(c *client.Client, p string, maxLeases int, opts ...Option) (*Semaphore,
 	if err != nil {
 		return nil, err
 	}
-	return &Semaphore{c: c, path: p, leases: path.Join(p, LeasesDir), max: maxLeases, lock: lock, o: o}, nil
+	return &Semaphore{c: c, path: p, leases: path.Join(p, LeasesDir), max: maxLeases, count: count, lock: lock, o: o}, nil
+}
+
+// limit is the number of leases allowed now: the constant, or the count's
+// latest value (never below 0).
+func (s *Semaphore) limit() (int, error) {
+	if s.count == nil {
+		return s.max, nil
+	}
+	v, err := s.count.Get()
+	if err != nil {
+		return 0, fmt.Errorf("zkrecipes: semaphore %s: reading its limit: %w", s.path, err)
+	}
+	return max(int(v.Count), 0), nil
+}
+
+// checkLimit is WithLimitCheck's test, made while holding the locks mutex
+// (so the semaphore node exists: it is the mutex directory's parent).
+func (s *Semaphore) checkLimit(ctx context.Context) error {
+	want := strconv.Itoa(s.max)
+	for {
+		data, st, err := s.c.Get(ctx, s.path)
+		if err != nil {
+			return err
+		}
+		text := strings.TrimSpace(string(data))
+		if text == "" {
+			_, err := s.c.Set(ctx, s.path, []byte(want), st.Version)
+			if errors.Is(err, zk.ErrBadVersion) {
+				continue // written meanwhile (by a Java process, say): read again
+			}
+			return err
+		}
+		stored, err := strconv.Atoi(text)
+		if err != nil || stored == s.max {
+			return nil
+		}
+		return &MaxConflictError{Path: s.path, Local: s.max, Stored: stored}
+	}
 }
 
 func (s *Semaphore) valid() bool { return s != nil && s.c != nil }
@@ -108,12 +198,15 @@ func (s *Semaphore) Path() string {
 	return s.path
 }
 
-// MaxLeases is the handle's limit (0 for a zero Semaphore).
+// MaxLeases is the handle's limit: the constant given to New, or the
+// shared count's latest value (0 for a zero Semaphore, or when the count
+// cannot be read).
 func (s *Semaphore) MaxLeases() int {
 	if !s.valid() {
 		return 0
 	}
-	return s.max
+	n, _ := s.limit()
+	return n
 }
 
 // Holder is one lease node, as Holders lists it.
@@ -167,7 +260,11 @@ func (s *Semaphore) Available(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return max(s.max-len(kids), 0), nil
+	lim, err := s.limit()
+	if err != nil {
+		return 0, err
+	}
+	return max(lim-len(kids), 0), nil
 }
 
 // children lists the leases directory; a missing one has none.
