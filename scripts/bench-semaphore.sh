@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Semaphore benchmark, side by side in one run on one server: the raw floor
+# (zkbench -recipe semfloor), zkrecipes' recipes/semaphore (-recipe
+# semaphore) and Curator 5.4's InterProcessSemaphoreV2 (-recipe
+# curator-semaphore, a java process), each worker with a session of its own,
+# acquire then release at once.
+#
+# It starts one local ZooKeeper 3.8 (java QuorumPeerMain from Debian's
+# zookeeper package, configured as zkharness's local backend does), warms it
+# up, then for each of (W=1,L=5), (W=10,L=5), (W=20,L=2) runs the three
+# recipes ROUNDS times (default 3), rotating their order every round, each
+# measurement capped at BUDGET (default 5s). It prints every result line, then
+# a markdown table of the medians, with the machine's load before and after.
+#
+#   bash scripts/bench-semaphore.sh            # about 4-5 minutes
+#   ROUNDS=5 BUDGET=3s bash scripts/bench-semaphore.sh
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export PATH="$PATH:/usr/local/go/bin"
+ROUNDS="${ROUNDS:-3}"
+BUDGET="${BUDGET:-5s}"
+
+bash scripts/install-deps.sh >&2
+
+work="$(mktemp -d /tmp/zkbench-sem.XXXXXX)"
+zkpid=""
+cleanup() {
+	if [ -n "$zkpid" ]; then
+		kill "$zkpid" 2>/dev/null || true
+		wait "$zkpid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+go build -o "$work/zkbench" ./cmd/zkbench
+
+# A free loopback port: nothing answers a connect on it.
+port=""
+for _ in $(seq 50); do
+	p=$((20000 + RANDOM % 20000))
+	if ! { (exec 3<>"/dev/tcp/127.0.0.1/$p"); } 2>/dev/null; then
+		port=$p
+		break
+	fi
+done
+[ -n "$port" ] || { echo "bench-semaphore: no free port" >&2; exit 1; }
+
+mkdir -p "$work/zk/data"
+cat >"$work/zk/zoo.cfg" <<EOF
+tickTime=200
+initLimit=10
+syncLimit=5
+dataDir=$work/zk/data
+clientPort=$port
+clientPortAddress=127.0.0.1
+admin.enableServer=false
+maxClientCnxns=0
+4lw.commands.whitelist=*
+minSessionTimeout=400
+maxSessionTimeout=60000
+EOF
+cat >"$work/zk/log4j.properties" <<EOF
+log4j.rootLogger=INFO, FILE
+log4j.appender.FILE=org.apache.log4j.FileAppender
+log4j.appender.FILE.File=$work/zk/zookeeper.log
+log4j.appender.FILE.layout=org.apache.log4j.PatternLayout
+log4j.appender.FILE.layout.ConversionPattern=%d{ISO8601} %-5p [%t] %c{1}: %m%n
+EOF
+cp=""
+for j in zookeeper.jar zookeeper-jute.jar slf4j-api.jar slf4j-log4j12.jar log4j-1.2.jar netty-all.jar; do
+	[ -f "/usr/share/java/$j" ] && cp="$cp${cp:+:}/usr/share/java/$j"
+done
+java -Xmx256m -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true \
+	-Dlog4j.configuration="file:$work/zk/log4j.properties" -Dzookeeper.admin.enableServer=false \
+	-cp "$cp" org.apache.zookeeper.server.quorum.QuorumPeerMain "$work/zk/zoo.cfg" \
+	>"$work/zk/console.log" 2>&1 &
+zkpid=$!
+
+ok=""
+for _ in $(seq 100); do
+	if { exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null; then
+		printf ruok >&3
+		read -r -t 2 ok <&3 || true
+		exec 3<&- 3>&-
+		[ "$ok" = imok ] && break
+	fi
+	sleep 0.2
+done
+if [ "$ok" != imok ]; then
+	echo "bench-semaphore: ZooKeeper did not start on 127.0.0.1:$port" >&2
+	tail -20 "$work/zk/console.log" >&2
+	exit 1
+fi
+zk="127.0.0.1:$port"
+
+load_before="$(uptime)"
+echo "# ZooKeeper 3.8 (Debian) at $zk; rounds=$ROUNDS budget=$BUDGET; $(nproc) cores; load before: ${load_before##*load average: }"
+
+bench() { # recipe workers max iters warmup
+	if ! "$work/zkbench" -zk "$zk" -recipe "$1" -workers "$2" -max "$3" -iters "$4" -warmup "$5" -budget "$BUDGET" 2>>"$work/stderr.log"; then
+		echo "bench-semaphore: zkbench -recipe $1 -workers $2 -max $3 failed:" >&2
+		tail -30 "$work/stderr.log" >&2
+		exit 1
+	fi
+}
+
+# The server's JIT compiles its hot paths during the first thousands of
+# requests, and javac runs once: warm up with every recipe, unmeasured.
+for r in semfloor semaphore curator-semaphore; do
+	bench "$r" 1 5 500 0 >/dev/null
+done
+
+recipes=(semfloor semaphore curator-semaphore)
+runs=("1 5 1000 100" "10 5 100 10" "20 2 50 5") # workers max iters-per-worker warm-up-per-worker
+results="$work/results"
+: >"$results"
+for round in $(seq "$ROUNDS"); do
+	for run in "${runs[@]}"; do
+		read -r w l iters warm <<<"$run"
+		for k in 0 1 2; do
+			r="${recipes[$(((k + round) % 3))]}"
+			line="$(bench "$r" "$w" "$l" "$iters" "$warm")"
+			echo "$line"
+			echo "W=$w,L=$l $line" >>"$results"
+		done
+	done
+done
+load_after="$(uptime)"
+
+# field KEY: the value of KEY=... on stdin's lines, one a line.
+field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
+median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+sel() { grep "^W=$1,L=$2 recipe=$3 " "$results" || true; }
+med() { sel "$1" "$2" "$3" | field "$4" | median; }
+sum() { sel "$1" "$2" "$3" | field "$4" | awk '{s+=$1} END {print s+0}'; }
+peak() { sel "$1" "$2" "$3" | field "$4" | sort -g | tail -1; }
+
+echo
+echo "Medians of $ROUNDS rounds, each measurement at most $BUDGET; one local ZooKeeper 3.8; each worker its own session; acquire then release at once."
+echo "Load before: ${load_before##*load average: }; after: ${load_after##*load average: } ($(nproc) cores)."
+echo
+echo "| run | floor ops/s | Go ops/s | Curator ops/s | Go ÷ Curator | target | Go acquire p50/p99 ms | Curator p50/p99 ms | violations Go/Curator (max inside) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for run in "${runs[@]}"; do
+	read -r w l _ _ <<<"$run"
+	f="$(med "$w" "$l" semfloor ops_per_s)"
+	g="$(med "$w" "$l" semaphore ops_per_s)"
+	c="$(med "$w" "$l" curator-semaphore ops_per_s)"
+	target=2
+	[ "$w" -ge 20 ] && target=1.5
+	ratio="$(awk -v g="$g" -v c="$c" 'BEGIN {if (c > 0) printf "%.2f", g/c; else print "nan"}')"
+	met="$(awk -v r="$ratio" -v t="$target" 'BEGIN {print (r >= t) ? "≥" t "× met" : "≥" t "× MISSED"}')"
+	printf '| W=%s, L=%s | %.0f | %.0f | %.0f | %s× | %s | %.1f / %.1f | %.1f / %.1f | %s / %s (%s / %s) |\n' \
+		"$w" "$l" "$f" "$g" "$c" "$ratio" "$met" \
+		"$(med "$w" "$l" semaphore acquire_p50_ms)" "$(med "$w" "$l" semaphore acquire_p99_ms)" \
+		"$(med "$w" "$l" curator-semaphore acquire_p50_ms)" "$(med "$w" "$l" curator-semaphore acquire_p99_ms)" \
+		"$(sum "$w" "$l" semaphore violations)" "$(sum "$w" "$l" curator-semaphore violations)" \
+		"$(peak "$w" "$l" semaphore max_inside)" "$(peak "$w" "$l" curator-semaphore max_inside)"
+done
+if [ -s "$work/stderr.log" ]; then
+	echo
+	echo "zkbench's warnings (last 5 of $(wc -l <"$work/stderr.log")):"
+	tail -5 "$work/stderr.log"
+fi
