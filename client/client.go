@@ -109,6 +109,7 @@ func (c *Client) Start(ctx context.Context) error {
 	}
 	select {
 	case <-c.firstSess:
+		c.awaitUp(ctx)
 		return nil
 	case <-c.closedCh:
 		return ErrClosed
@@ -129,6 +130,24 @@ func (c *Client) Start(ctx context.Context) error {
 	}
 	return fmt.Errorf("zkrecipes/client: start: no session with %v: %w", c.cfg.servers, ctx.Err())
 }
+
+// awaitUp waits a little (at most upWithin, or until ctx ends) for the new
+// session to be usable, its sentinel watch set (see sentinel.go), so that
+// Start returns with the client's own first request done. Requests wait for
+// it anyway (see Conn).
+func (c *Client) awaitUp(ctx context.Context) {
+	t := time.NewTimer(upWithin)
+	defer t.Stop()
+	select {
+	case <-c.connectedSignal():
+	case <-c.closedCh:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// upWithin bounds Start's wait for the sentinel watch.
+const upWithin = 2 * time.Second
 
 // Close ends the session (its ephemeral nodes go with it), closes every
 // subscriber channel and stops every background goroutine. It is idempotent;

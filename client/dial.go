@@ -38,7 +38,7 @@ func (c *Client) dial(gen uint64) error {
 			if raw == nil {
 				return nil, fmt.Errorf("zkrecipes/client: dialer returned no connection to %s", address)
 			}
-			return newLiveConn(raw, c.log, ref.setTimeout), nil
+			return newLiveConn(raw, c.log, ref.setTimeout, ref.holdFor), nil
 		}),
 		zk.WithEventCallback(func(ev zk.Event) { c.onEvent(gen, ref, ev) }),
 		zk.WithLogger(zkLogger{c.log}),
@@ -79,9 +79,17 @@ type connRef struct {
 	conn    *zk.Conn
 	ready   chan struct{}
 	timeout atomic.Int64 // negotiated session timeout, as a time.Duration
+	// sentinel is the session whose sentinel watch this connection holds
+	// (see sentinel.go), or 0.
+	sentinel atomic.Int64
+	arming   bool // a sentinel request is under way (guarded by Client.mu)
 }
 
 func (r *connRef) setTimeout(d time.Duration) { r.timeout.Store(int64(d)) }
+
+// holdFor reports whether a connection that resumed session sid must hold
+// back the server's replies until go-zookeeper has re-sent its watches.
+func (r *connRef) holdFor(sid int64) bool { return sid != 0 && r.sentinel.Load() == sid }
 
 // authenticate sends the credentials before the connection carries any other
 // request; go-zookeeper re-sends them itself on every reconnect.

@@ -34,6 +34,7 @@ func (c *Client) onEvent(gen uint64, ref *connRef, ev zk.Event) {
 			c.negotiated = negotiated
 		}
 		c.onSessionLocked(sid)
+		c.upLocked(gen, ref, sid)
 	case zk.StateDisconnected:
 		if c.sess != nil && !c.sess.ended() && c.state != StateSuspended {
 			c.publishLocked(StateSuspended, c.sess.id)
@@ -94,9 +95,6 @@ func (c *Client) publishLocked(s State, sid int64) {
 	case StateConnected, StateReconnected:
 		if isClosedChan(c.discCh) {
 			c.discCh = make(chan struct{})
-		}
-		if !isClosedChan(c.upCh) {
-			close(c.upCh)
 		}
 	}
 	ev := StateChange{State: s, SessionID: sid, Time: time.Now()}

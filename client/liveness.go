@@ -32,6 +32,9 @@ type liveConn struct {
 	log *slog.Logger
 	// negotiated is told the session timeout of the connect response.
 	negotiated func(time.Duration)
+	// holdFor says whether a connect response resuming this session
+	// makes the connection hold back replies (see sentinel.go).
+	holdFor func(sid int64) bool
 
 	mu        sync.Mutex
 	out       frameScanner // client to server
@@ -43,6 +46,12 @@ type liveConn struct {
 	lastAcked time.Time
 	timer     *time.Timer
 	closed    bool
+	done      chan struct{} // closed by Close
+	// release, once made (by a connect response that resumed a session
+	// holding the sentinel), is closed when setWatches has been written:
+	// until then Read passes nothing after the connect response on.
+	release  chan struct{}
+	released bool
 }
 
 // sentFrame is one request whose reply has not arrived yet.
@@ -61,11 +70,13 @@ const (
 	notificationXid   = -1
 )
 
-func newLiveConn(raw net.Conn, log *slog.Logger, negotiated func(time.Duration)) *liveConn {
+func newLiveConn(raw net.Conn, log *slog.Logger, negotiated func(time.Duration), holdFor func(sid int64) bool) *liveConn {
 	return &liveConn{
 		Conn:       raw,
 		log:        log,
 		negotiated: negotiated,
+		holdFor:    holdFor,
+		done:       make(chan struct{}),
 		out:        frameScanner{firstHdr: 0, restHdr: requestHeaderLen},
 		in:         frameScanner{firstHdr: connectRespHdrLen, restHdr: replyHeaderLen},
 	}
@@ -83,7 +94,22 @@ func (l *liveConn) Write(p []byte) (int, error) {
 }
 
 // Read reads, then notes the replies (and the connect response) that arrived.
+// After the connect response of a resumed session it first waits until
+// setWatches was written (see sentinel.go).
 func (l *liveConn) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	var hold <-chan struct{}
+	if l.release != nil && !l.released && l.in.index > 0 {
+		hold = l.release
+	}
+	l.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-l.done:
+			return 0, net.ErrClosed
+		}
+	}
 	n, err := l.Conn.Read(p)
 	if n > 0 {
 		l.mu.Lock()
@@ -96,7 +122,10 @@ func (l *liveConn) Read(p []byte) (int, error) {
 // Close stops the watchdog and closes the connection.
 func (l *liveConn) Close() error {
 	l.mu.Lock()
-	l.closed = true
+	if !l.closed {
+		l.closed = true
+		close(l.done)
+	}
 	if l.timer != nil {
 		l.timer.Stop()
 	}
@@ -108,6 +137,9 @@ func (l *liveConn) sentLocked(hdr []byte, index int, start time.Time) {
 	if index == 0 {
 		l.connectAt = start
 		return
+	}
+	if len(hdr) >= requestHeaderLen && int32(binary.BigEndian.Uint32(hdr[4:8])) == opSetWatches {
+		l.releaseLocked()
 	}
 	l.pending = append(l.pending, sentFrame{xid: int32(binary.BigEndian.Uint32(hdr)), at: start})
 }
@@ -121,6 +153,19 @@ func (l *liveConn) receivedLocked(hdr []byte, index int, _ time.Time) {
 		sid := int64(binary.BigEndian.Uint64(hdr[8:16]))
 		if sid != 0 && ms > 0 && !l.connectAt.IsZero() {
 			l.armLocked(time.Duration(ms) * time.Millisecond)
+		}
+		if l.holdFor != nil && l.holdFor(sid) && l.release == nil {
+			l.release = make(chan struct{})
+			// Should setWatches never come (it always does: the sentinel
+			// is a watch to re-send), stop holding rather than starve.
+			time.AfterFunc(holdAtMost, func() {
+				l.mu.Lock()
+				defer l.mu.Unlock()
+				if !l.released && !l.closed {
+					l.log.Warn("no setWatches after resuming the session; passing replies on")
+				}
+				l.releaseLocked()
+			})
 		}
 		return
 	}
@@ -143,6 +188,16 @@ func (l *liveConn) receivedLocked(hdr []byte, index int, _ time.Time) {
 		// it only keeps lastAcked earlier.
 		l.pending = append(l.pending[:0], l.pending[i+1:]...)
 		return
+	}
+}
+
+// holdAtMost bounds how long a resumed connection holds back replies.
+const holdAtMost = time.Second
+
+func (l *liveConn) releaseLocked() {
+	if l.release != nil && !l.released {
+		l.released = true
+		close(l.release)
 	}
 }
 

@@ -106,7 +106,7 @@ func TestFrameScannerStopsOnNonsense(t *testing.T) {
 // fixed xids (pings) match first in, first out; notifications move nothing.
 func TestLiveConnAcknowledgements(t *testing.T) {
 	var negotiated time.Duration
-	l := newLiveConn(nil, slog.Default(), func(d time.Duration) { negotiated = d })
+	l := newLiveConn(nil, slog.Default(), func(d time.Duration) { negotiated = d }, nil)
 	t0 := time.Now()
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	send := func(b []byte, ms int) { l.out.feed(b, at(ms), l.sentLocked) }
@@ -138,7 +138,7 @@ func TestLiveConnAcknowledgements(t *testing.T) {
 }
 
 func TestLiveConnNoWatchdogOnExpiredSession(t *testing.T) {
-	l := newLiveConn(nil, slog.Default(), nil)
+	l := newLiveConn(nil, slog.Default(), nil, nil)
 	l.out.feed(connectRequest(), time.Now(), l.sentLocked)
 	l.in.feed(connectResponse(0, 0), time.Time{}, l.receivedLocked)
 	assert.Nil(t, l.timer, "a connect response without a session arms nothing")
@@ -149,7 +149,7 @@ func TestLiveConnNoWatchdogOnExpiredSession(t *testing.T) {
 func fakeServer(t *testing.T, timeoutMs int32, serve func(srv net.Conn)) (*liveConn, *atomic.Int64) {
 	cli, srv := net.Pipe()
 	var negotiated atomic.Int64
-	l := newLiveConn(cli, slog.Default(), func(d time.Duration) { negotiated.Store(int64(d)) })
+	l := newLiveConn(cli, slog.Default(), func(d time.Duration) { negotiated.Store(int64(d)) }, nil)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
