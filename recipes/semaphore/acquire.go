@@ -187,14 +187,14 @@ func (s *Semaphore) watchFull(ctx context.Context) bool {
 }
 
 // createLeases creates n lease nodes in one session; on error it deletes
-// those it made. Beside the last create it starts the first listing of the
-// leases directory (see listing).
-func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.ProtectedNode, *listing, error) {
+// those it made. Beside the last create it sends the first listing of the
+// leases directory (see queue.Listing).
+func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.ProtectedNode, *queue.Listing, error) {
 	nodes := make([]client.ProtectedNode, 0, n)
-	var first *listing
+	var first *queue.Listing
 	for i := range n {
 		if i == n-1 {
-			first = s.startListing(ctx)
+			first = queue.StartListing(ctx, s.c, s.leases, true)
 		}
 		node, err := s.c.CreateProtected(ctx, path.Join(s.leases, LeaseName), s.o.data, zk.FlagEphemeralSequential)
 		if err != nil {
@@ -212,55 +212,21 @@ func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.Protected
 	return nodes, first, nil
 }
 
-// listing is a ChildrenW of the leases directory sent while the last lease
-// node's create is in flight. ZooKeeper answers one session's requests in
-// the order they were sent, so when the listing went after the create it
-// costs no round trip of its own; when it went first (the two are sent by
-// two goroutines), it lacks the new node and is thrown away (waitFit lists
-// again). Only a listing that contains every node of ours is used: it was
-// taken after all of them were created.
-type listing struct {
-	done chan struct{}
-	disc <-chan struct{} // Disconnected, taken before the listing was sent
-	kids []string
-	ch   <-chan zk.Event
-	err  error
-}
-
-// startListing sends the listing on a goroutine of its own; it ends with
-// the reply, or when ctx ends.
-func (s *Semaphore) startListing(ctx context.Context) *listing {
-	l := &listing{done: make(chan struct{}), disc: s.c.Disconnected()}
-	go func() {
-		defer close(l.done)
-		l.kids, _, l.ch, l.err = s.c.ChildrenW(ctx, s.leases)
-	}()
-	return l
-}
-
-// covers reports whether the listing succeeded and shows every node.
-func (l *listing) covers(nodes []client.ProtectedNode) bool {
-	if l.err != nil {
-		return false
-	}
-	for _, node := range nodes {
-		if !slices.Contains(l.kids, path.Base(node.Path)) {
-			return false
-		}
-	}
-	return true
-}
-
 // waitFit lists the leases directory with a watch until all of nodes are
 // among at most the limit's number of children (holding), ctx ends, the
 // session ends, a node vanished, the limit cannot be read, or the locks
 // mutex was lost (see errMutexLost). It returns the Disconnected channel
 // taken before the listing that granted: a grant is only made on a view
 // taken while the connection stayed up. first, when not nil, is a listing
-// already under way (see listing); a shared count's changes wake the wait.
-func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, first *listing, wait bool) (<-chan struct{}, error) {
+// already under way (see queue.Listing); a shared count's changes wake the
+// wait.
+func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, first *queue.Listing, wait bool) (<-chan struct{}, error) {
 	sess := nodes[0].Session
 	mutexLost := s.lock.Lost()
+	names := make([]string, len(nodes))
+	for i, node := range nodes {
+		names[i] = path.Base(node.Path)
+	}
 	var limitChanged <-chan shared.Value
 	if s.count != nil {
 		ch, cancel := s.count.Subscribe()
@@ -274,34 +240,20 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 		if isClosed(mutexLost) {
 			return nil, errMutexLost
 		}
-		var (
-			disc <-chan struct{}
-			kids []string
-			ch   <-chan zk.Event
-			err  error
-		)
-		if first != nil {
-			select {
-			case <-first.done:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}
-		if first != nil && first.covers(nodes) {
-			disc, kids, ch = first.disc, first.kids, first.ch
-		} else {
+		kids, ch, disc, ok, err := first.Take(ctx, names...)
+		first = nil
+		if !ok && err == nil {
 			disc = s.c.Disconnected()
 			kids, _, ch, err = s.c.ChildrenW(ctx, s.leases)
 		}
-		first = nil
 		if errors.Is(err, zk.ErrNoNode) {
 			return nil, ErrLeaseDeleted // the directory went, so did our nodes
 		}
 		if err != nil {
 			return nil, err
 		}
-		for _, node := range nodes {
-			if !slices.Contains(kids, path.Base(node.Path)) {
+		for _, name := range names {
+			if !slices.Contains(kids, name) {
 				return nil, ErrLeaseDeleted
 			}
 		}
