@@ -12,7 +12,7 @@
 # measurement capped at BUDGET (default 5s). It prints every result line, then
 # a markdown table of the medians, with the machine's load before and after.
 #
-#   bash scripts/bench-semaphore.sh            # about 4-5 minutes
+#   bash scripts/bench-semaphore.sh            # about 3-4 minutes
 #   ROUNDS=5 BUDGET=3s bash scripts/bench-semaphore.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -112,7 +112,10 @@ for r in semfloor semaphore curator-semaphore; do
 done
 
 recipes=(semfloor semaphore curator-semaphore)
-runs=("1 5 1000 100" "10 5 100 10" "20 2 50 5") # workers max iters-per-worker warm-up-per-worker
+# workers max iters-per-worker warm-up-per-worker: 500 unmeasured cycles in
+# all before each measurement, so that a fresh JVM's Curator is measured
+# compiled (with 100 it measured up to a third slower at W=1).
+runs=("1 5 1000 500" "10 5 100 50" "20 2 50 25")
 results="$work/results"
 : >"$results"
 for round in $(seq "$ROUNDS"); do
@@ -122,7 +125,7 @@ for round in $(seq "$ROUNDS"); do
 			r="${recipes[$(((k + round) % 3))]}"
 			line="$(bench "$r" "$w" "$l" "$iters" "$warm")"
 			echo "$line"
-			echo "W=$w,L=$l $line" >>"$results"
+			echo "W=$w,L=$l $line round=$round" >>"$results"
 		done
 	done
 done
@@ -140,8 +143,8 @@ echo
 echo "Medians of $ROUNDS rounds, each measurement at most $BUDGET; one local ZooKeeper 3.8; each worker its own session; acquire then release at once."
 echo "Load before: ${load_before##*load average: }; after: ${load_after##*load average: } ($(nproc) cores)."
 echo
-echo "| run | floor ops/s | Go ops/s | Curator ops/s | Go ÷ Curator | target | Go acquire p50/p99 ms | Curator p50/p99 ms | violations Go/Curator (max inside) |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| run | floor ops/s | Go ops/s | Curator ops/s | Go ÷ Curator | target | Go ÷ Curator by round | Go acquire p50/p99 ms | Curator p50/p99 ms | violations Go/Curator (max inside) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for run in "${runs[@]}"; do
 	read -r w l _ _ <<<"$run"
 	f="$(med "$w" "$l" semfloor ops_per_s)"
@@ -150,9 +153,15 @@ for run in "${runs[@]}"; do
 	target=2
 	[ "$w" -ge 20 ] && target=1.5
 	ratio="$(awk -v g="$g" -v c="$c" 'BEGIN {if (c > 0) printf "%.2f", g/c; else print "nan"}')"
+	rounds=""
+	for round in $(seq "$ROUNDS"); do
+		rg="$(sel "$w" "$l" semaphore | grep " round=$round\$" | field ops_per_s)"
+		rc="$(sel "$w" "$l" curator-semaphore | grep " round=$round\$" | field ops_per_s)"
+		rounds="$rounds${rounds:+, }$(awk -v g="$rg" -v c="$rc" 'BEGIN {if (c > 0) printf "%.2f", g/c; else print "nan"}')"
+	done
 	met="$(awk -v r="$ratio" -v t="$target" 'BEGIN {print (r >= t) ? "≥" t "× met" : "≥" t "× MISSED"}')"
-	printf '| W=%s, L=%s | %.0f | %.0f | %.0f | %s× | %s | %.1f / %.1f | %.1f / %.1f | %s / %s (%s / %s) |\n' \
-		"$w" "$l" "$f" "$g" "$c" "$ratio" "$met" \
+	printf '| W=%s, L=%s | %.0f | %.0f | %.0f | %s× | %s | %s | %.1f / %.1f | %.1f / %.1f | %s / %s (%s / %s) |\n' \
+		"$w" "$l" "$f" "$g" "$c" "$ratio" "$met" "$rounds" \
 		"$(med "$w" "$l" semaphore acquire_p50_ms)" "$(med "$w" "$l" semaphore acquire_p99_ms)" \
 		"$(med "$w" "$l" curator-semaphore acquire_p50_ms)" "$(med "$w" "$l" curator-semaphore acquire_p99_ms)" \
 		"$(sum "$w" "$l" semaphore violations)" "$(sum "$w" "$l" curator-semaphore violations)" \
