@@ -1,0 +1,89 @@
+package election
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// Observation is one leader seen by Observe.
+type Observation struct {
+	// Leader is the leader, or nil when there is none (nobody takes part,
+	// or the leader resigned and nobody followed yet).
+	Leader *Participant
+	// Time is when the observer read it.
+	Time time.Time
+}
+
+// Observe follows the leader of the election at path (a Latch's or a
+// Run's) until ctx ends. The channel first receives the current leader,
+// then every change, in order, including "no leader" (a nil Leader), and
+// is closed only when ctx ends. It holds one observation: a reader that
+// falls behind gets the latest, never an older one after a newer. A change
+// is a different leader node. Connection losses and new sessions are
+// survived by reading again; changes that came and went while the
+// observer was disconnected are not seen, the leader after them is.
+func Observe(ctx context.Context, c *client.Client, path string) (<-chan Observation, error) {
+	if ctx == nil {
+		return nil, invalidArg("nil context")
+	}
+	if err := check(c, path); err != nil {
+		return nil, err
+	}
+	out := make(chan Observation, 1)
+	go observe(ctx, c, path, out)
+	return out, nil
+}
+
+func observe(ctx context.Context, c *client.Client, path string, out chan Observation) {
+	defer close(out)
+	states, cancel := c.Subscribe()
+	defer cancel()
+	b := newBackoff()
+	first := true
+	var last *Participant
+	for ctx.Err() == nil {
+		p, watch, err := leader(ctx, c, path, true)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			t := time.NewTimer(b.NextBackOff())
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			case _, ok := <-states:
+				if !ok {
+					states = nil
+				}
+			}
+			t.Stop()
+			continue
+		}
+		b.Reset()
+		if first || !sameNode(last, p) {
+			first, last = false, p
+			select {
+			case <-out:
+			default:
+			}
+			out <- Observation{Leader: p, Time: time.Now()}
+		}
+		select {
+		case <-ctx.Done():
+		case <-watch:
+		case _, ok := <-states:
+			if !ok {
+				states = nil
+			}
+		}
+	}
+}
+
+func sameNode(a, b *Participant) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Node == b.Node
+}

@@ -1,0 +1,68 @@
+package election
+
+import (
+	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+)
+
+// Option configures a Latch (NewLatch) or a leader loop (Run).
+type Option func(*options)
+
+type options struct {
+	id          string
+	sessionOnly bool
+	runOnce     bool
+}
+
+// WithID sets the participant id, written as the node's data (UTF-8), as
+// Curator's LeaderLatch and LeaderSelector write theirs. The default is
+// the empty id (empty data), as in Curator.
+func WithID(id string) Option {
+	return func(o *options) { o.id = id }
+}
+
+// WithLostOnSessionLossOnly ends a term only when the session is lost (or
+// the node deleted), not already when the connection is suspended. Fewer
+// false alarms, but another participant may already lead by the time the
+// term's context is cancelled. See the package documentation.
+func WithLostOnSessionLossOnly() Option {
+	return func(o *options) { o.sessionOnly = true }
+}
+
+// WithRunOnce makes Run return after its first term (its lead function's
+// error), instead of campaigning again. NewLatch ignores it.
+func WithRunOnce() Option {
+	return func(o *options) { o.runOnce = true }
+}
+
+func apply(opts []Option) (options, error) {
+	var o options
+	for _, opt := range opts {
+		if opt == nil {
+			return options{}, invalidArg("nil option")
+		}
+		opt(&o)
+	}
+	return o, nil
+}
+
+// The node names, as Curator spells them.
+const (
+	// LatchName is the marker of a Latch's nodes ("_c_<uuid>-latch-<seq>").
+	LatchName = "latch-"
+	// LockName is the marker of the nodes of Run (Curator's LeaderSelector,
+	// an InterProcessMutex: "_c_<uuid>-lock-<seq>").
+	LockName = queue.DefaultMarker
+)
+
+// markers orders both layouts: a path holds one kind or the other.
+var markers = []string{LatchName, LockName}
+
+func request(marker string, o options) queue.Request {
+	return queue.Request{
+		Marker:                marker,
+		Data:                  []byte(o.id),
+		Predicate:             queue.Exclusive,
+		Wait:                  true,
+		LostOnSessionLossOnly: o.sessionOnly,
+	}
+}

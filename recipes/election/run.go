@@ -1,0 +1,106 @@
+package election
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+)
+
+// releaseWithin bounds how long Run waits for a term's node delete before
+// leaving it to the client's guaranteed delete.
+const releaseWithin = 5 * time.Second
+
+// Run is a leader loop: Curator's LeaderSelector, wire compatible with it
+// (the mutex's "lock-" nodes under path, the participant id as data). It
+// campaigns; once this participant leads, it calls lead with the term's
+// context, cancelled the moment leadership may be gone (see Term.Context);
+// once lead has returned, and only then, it deletes its node, so the next
+// leader's term starts after this one's lead function returned. Then it
+// campaigns again (with WithRunOnce it returns lead's error instead). An
+// error from lead is logged and the loop goes on. Terms of one Run never
+// overlap.
+//
+// Run returns ctx's error when ctx ends (a lead running then sees its
+// context cancelled first, and Run waits for it to return), or an error
+// wrapping ErrClosed once the client is closed. Bad input (nil client, nil
+// lead, invalid or relative path, nil option) fails at once with a typed
+// error and nothing made on the server.
+func Run(ctx context.Context, c *client.Client, path string, lead func(ctx context.Context, t *Term) error, opts ...Option) error {
+	if ctx == nil {
+		return invalidArg("nil context")
+	}
+	if err := check(c, path); err != nil {
+		return err
+	}
+	if lead == nil {
+		return invalidArg("nil lead function")
+	}
+	o, err := apply(opts)
+	if err != nil {
+		return err
+	}
+	q := queue.New(c, path, markers...)
+	req := request(LockName, o)
+	b := newBackoff()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		held, err := q.Acquire(ctx, req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if errors.Is(err, client.ErrClosed) || errors.Is(err, client.ErrInvalidArgument) {
+				return err
+			}
+			sleep := b.NextBackOff()
+			c.Logger().Info("leader loop: campaign failed; trying again", "path", path, "err", err, "sleep", sleep)
+			if !sleepCtx(ctx, sleep) {
+				return ctx.Err()
+			}
+			continue
+		}
+		b.Reset()
+		tok, err := held.Token(ctx)
+		if err != nil || isClosed(held.Lost()) {
+			release(c, held)
+			continue
+		}
+		sess := held.Session()
+		t := newTerm(ctx, held.Path(), o.id, tok, sess)
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			select {
+			case <-held.Lost():
+				t.end(ErrLost)
+			case <-t.interrupt:
+				t.end(ErrInterrupted)
+			case <-t.ctx.Done():
+			}
+		}()
+		leadErr := lead(t.ctx, t)
+		t.end(ErrResigned)
+		<-watched
+		release(c, held)
+		if o.runOnce {
+			return leadErr
+		}
+		if leadErr != nil && !errors.Is(leadErr, context.Canceled) {
+			c.Logger().Info("leader loop: lead returned an error; campaigning again", "path", path, "err", leadErr)
+		}
+	}
+}
+
+// release deletes a holding's node (guaranteed delete, bounded wait).
+func release(c *client.Client, held *queue.Held) {
+	ctx, cancel := context.WithTimeout(context.Background(), releaseWithin)
+	defer cancel()
+	if err := held.Release(ctx); err != nil && !errors.Is(err, client.ErrDeletePending) {
+		c.Logger().Warn("leader loop: could not delete the node; it goes with its session", "node", held.Path(), "err", err)
+	}
+}
