@@ -46,9 +46,13 @@ type semResult struct {
 	p50, p99 time.Duration // of Acquire's latency
 	// maxInside is the peak number of workers holding a lease at once, by
 	// the bench's own counter; violations counts the entries that found
-	// more than max holders inside, plus the server samples that saw more
-	// than max+1 lease nodes (one waiting acquirer's node may be there
-	// beside max holders).
+	// more than max holders inside, plus, for Curator, the server samples
+	// that saw more than max+1 lease nodes (its protocol lets one waiting
+	// acquirer's node sit beside max holders). Go's fast path may leave
+	// more nodes there for a moment (each deleted at once unless its
+	// owner's own listing showed room), so for Go the sample is
+	// information only; the integration tests check Go on the server by
+	// sequence at every grant.
 	maxInside  int64
 	violations int64
 	// serverMax is the most lease nodes a sampler saw in leases/ on the
@@ -136,7 +140,7 @@ func runSemaphore(ctx context.Context, e *env, cfg semConfig) (semResult, error)
 	switch {
 	case cfg.recipe == recipeSemFloor:
 		res.violations = 0 // no limit to violate
-	case serverMax > cfg.max+1:
+	case cfg.recipe == recipeCuratorSem && serverMax > cfg.max+1:
 		res.violations++
 	}
 	return res, nil

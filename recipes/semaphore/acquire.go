@@ -64,6 +64,17 @@ func (s *Semaphore) acquire(ctx context.Context, n int, wait bool) ([]*Lease, er
 	}
 	var b backoff.BackOff
 	for attempt := 1; ; attempt++ {
+		if n == 1 && !s.o.limitCheck && !s.slow.Load() {
+			lease, ok, err := s.fastAcquire(ctx)
+			if ok {
+				return []*Lease{lease}, nil
+			}
+			if err == nil {
+				s.slow.Store(true) // contended: Curator's way until it is not
+			} else if !requeues(err) {
+				return nil, err
+			}
+		}
 		leases, err := s.attempt(ctx, n, wait)
 		if err == nil || !requeues(err) || !wait {
 			return leases, err
@@ -111,11 +122,14 @@ func (s *Semaphore) attempt(ctx context.Context, n int, wait bool) ([]*Lease, er
 		s.unlock()
 		return nil, err
 	}
-	disc, err := s.waitFit(ctx, nodes, first, wait)
+	disc, room, err := s.waitFit(ctx, nodes, first, wait)
 	if err != nil {
 		s.abandon(nodes)
 		s.unlock()
 		return nil, err
+	}
+	if room {
+		s.slow.Store(false) // leases to spare: the fast path may do next time
 	}
 	if s.o.lostOnSessionLossOnly {
 		disc = nil
@@ -220,7 +234,7 @@ func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.Protected
 // taken while the connection stayed up. first, when not nil, is a listing
 // already under way (see queue.Listing); a shared count's changes wake the
 // wait.
-func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, first *queue.Listing, wait bool) (<-chan struct{}, error) {
+func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, first *queue.Listing, wait bool) (disc <-chan struct{}, room bool, err error) {
 	sess := nodes[0].Session
 	mutexLost := s.lock.Lost()
 	names := make([]string, len(nodes))
@@ -235,10 +249,10 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 	}
 	for {
 		if isClosed(sess.Done()) {
-			return nil, fmt.Errorf("zkrecipes: waiting for a lease: %w", sess.Err())
+			return nil, false, fmt.Errorf("zkrecipes: waiting for a lease: %w", sess.Err())
 		}
 		if isClosed(mutexLost) {
-			return nil, errMutexLost
+			return nil, false, errMutexLost
 		}
 		kids, ch, disc, ok, err := first.Take(ctx, names...)
 		first = nil
@@ -247,28 +261,28 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 			kids, _, ch, err = s.c.ChildrenW(ctx, s.leases)
 		}
 		if errors.Is(err, zk.ErrNoNode) {
-			return nil, ErrLeaseDeleted // the directory went, so did our nodes
+			return nil, false, ErrLeaseDeleted // the directory went, so did our nodes
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		for _, name := range names {
 			if !slices.Contains(kids, name) {
-				return nil, ErrLeaseDeleted
+				return nil, false, ErrLeaseDeleted
 			}
 		}
 		lim, err := s.limit()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if len(kids) <= lim {
 			if !isClosed(disc) {
-				return disc, nil
+				return disc, len(kids) < lim, nil
 			}
 			continue // look again on a connection that stays up
 		}
 		if !wait {
-			return nil, ErrNoLeases
+			return nil, false, ErrNoLeases
 		}
 		select {
 		case <-ch:
@@ -276,7 +290,7 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 		case <-sess.Done():
 		case <-mutexLost:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, false, ctx.Err()
 		}
 	}
 }

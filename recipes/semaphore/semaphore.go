@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 
@@ -41,6 +42,7 @@ type Semaphore struct {
 	count  *shared.Count // the limit's source (NewWithCount), or nil
 	lock   *mutex.Mutex  // the mutex at path + "/locks"
 	o      options
+	slow   atomic.Bool // the fast path (fast.go) declined lately
 }
 
 // Option configures a Semaphore.
