@@ -24,8 +24,9 @@ const releaseWithin = 5 * time.Second
 // overlap.
 //
 // Run returns ctx's error when ctx ends (a lead running then sees its
-// context cancelled first, and Run waits for it to return), or an error
-// wrapping ErrClosed once the client is closed. Bad input (nil client, nil
+// context cancelled first, and Run waits for it to return; with
+// WithRunOnce, once a term has started, Run returns lead's error even
+// then), or an error wrapping ErrClosed once the client is closed. Bad input (nil client, nil
 // lead, invalid or relative path, nil option) fails at once with a typed
 // error and nothing made on the server.
 func Run(ctx context.Context, c *client.Client, path string, lead func(ctx context.Context, t *Term) error, opts ...Option) error {
