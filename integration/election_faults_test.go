@@ -2,6 +2,8 @@ package integration
 
 import (
 	"errors"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -12,7 +14,8 @@ import (
 )
 
 // TestLatchSessionInterruptionNoBrainSplit ports Curator's
-// testSessionInterruptionDoNotCauseBrainSplit, in three rounds: the
+// testSessionInterruptionDoNotCauseBrainSplit, in three rounds
+// (EL_PARTITION_ROUNDS sets how many): the
 // leader's link is blackholed past its session timeout. Its term's
 // context is cancelled (at the suspension) before the other participant's
 // term starts (both instants recorded); once its link is back it queues
@@ -26,7 +29,11 @@ func TestLatchSessionInterruptionNoBrainSplit(t *testing.T) {
 	link := newLink(t)
 	lc := connect(t, clientOpts{ns: ns, link: link, timeout: elShortSession})
 	old := elLatch(t, lc, "old")
-	for round := 0; round < 3; round++ {
+	rounds := 3
+	if v, err := strconv.Atoi(os.Getenv("EL_PARTITION_ROUNDS")); err == nil && v > 0 {
+		rounds = v // the 20 of 20: EL_PARTITION_ROUNDS=20
+	}
+	for round := 0; round < rounds; round++ {
 		other := elLatch(t, connect(t, clientOpts{ns: ns}), "other")
 		term := elAwait(t, old, 15*time.Second)
 		_, err := election.Participants(ctx, obs, elPath)
