@@ -97,10 +97,15 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 	}
 }
 
-// release deletes a holding's node (guaranteed delete, bounded wait).
+// release deletes a holding's node (guaranteed delete, bounded wait). With
+// no connection it goes straight to the background, where the client
+// retries it at once on the reconnect rather than after a retry sleep.
 func release(c *client.Client, held *queue.Held) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseWithin)
 	defer cancel()
+	if isClosed(c.Disconnected()) {
+		cancel()
+	}
 	if err := held.Release(ctx); err != nil && !errors.Is(err, client.ErrDeletePending) {
 		c.Logger().Warn("leader loop: could not delete the node; it goes with its session", "node", held.Path(), "err", err)
 	}
