@@ -49,9 +49,12 @@ type liveConn struct {
 	done      chan struct{} // closed by Close
 	// release, once made (by a connect response that resumed a session
 	// holding the sentinel), is closed when setWatches has been written:
-	// until then Read passes nothing after the connect response on.
+	// until then Read holds back every reply that could make go-zookeeper
+	// write its last zxid (see hold.go).
 	release  chan struct{}
 	released bool
+	held     []byte // read from the connection while holding, not yet passed on
+	passLeft int64  // how many bytes from held's start may be passed on now
 }
 
 // sentFrame is one request whose reply has not arrived yet.
@@ -94,21 +97,11 @@ func (l *liveConn) Write(p []byte) (int, error) {
 }
 
 // Read reads, then notes the replies (and the connect response) that arrived.
-// After the connect response of a resumed session it first waits until
-// setWatches was written (see sentinel.go).
+// After the connect response of a resumed session it may hold replies back
+// (see hold.go).
 func (l *liveConn) Read(p []byte) (int, error) {
-	l.mu.Lock()
-	var hold <-chan struct{}
-	if l.release != nil && !l.released && l.in.index > 0 {
-		hold = l.release
-	}
-	l.mu.Unlock()
-	if hold != nil {
-		select {
-		case <-hold:
-		case <-l.done:
-			return 0, net.ErrClosed
-		}
+	if n, err, done := l.readHeld(p); done {
+		return n, err
 	}
 	n, err := l.Conn.Read(p)
 	if n > 0 {
@@ -155,17 +148,7 @@ func (l *liveConn) receivedLocked(hdr []byte, index int, _ time.Time) {
 			l.armLocked(time.Duration(ms) * time.Millisecond)
 		}
 		if l.holdFor != nil && l.holdFor(sid) && l.release == nil {
-			l.release = make(chan struct{})
-			// Should setWatches never come (it always does: the sentinel
-			// is a watch to re-send), stop holding rather than starve.
-			time.AfterFunc(holdAtMost, func() {
-				l.mu.Lock()
-				defer l.mu.Unlock()
-				if !l.released && !l.closed {
-					l.log.Warn("no setWatches after resuming the session; passing replies on")
-				}
-				l.releaseLocked()
-			})
+			l.startHoldLocked()
 		}
 		return
 	}
@@ -188,16 +171,6 @@ func (l *liveConn) receivedLocked(hdr []byte, index int, _ time.Time) {
 		// it only keeps lastAcked earlier.
 		l.pending = append(l.pending[:0], l.pending[i+1:]...)
 		return
-	}
-}
-
-// holdAtMost bounds how long a resumed connection holds back replies.
-const holdAtMost = time.Second
-
-func (l *liveConn) releaseLocked() {
-	if l.release != nil && !l.released {
-		l.released = true
-		close(l.release)
 	}
 }
 

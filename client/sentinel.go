@@ -18,10 +18,11 @@ import (
 // always has one (the sentinel: an existence watch on a node that cannot
 // exist, since nobody may create nodes under /zookeeper), and the liveConn
 // of a connection that resumes a session holding the sentinel passes no
-// reply on to go-zookeeper until it has seen setWatches written. That
-// orders the read before every write, for the race detector too. A new
-// session's first connection holds nothing: go-zookeeper then has no
-// watches and reads nothing.
+// reply that carries a zxid on to go-zookeeper until it has seen
+// setWatches written (see hold.go; pings, notifications and the replies to
+// re-sent credentials pass). That orders the read before every write, for
+// the race detector too. A new session's first connection holds nothing:
+// go-zookeeper then has no watches and reads nothing.
 //
 // Requests wait (see Conn) until the sentinel is set on each new session,
 // so no watch of ours can exist on a session without it.

@@ -46,7 +46,7 @@ if [ "$backend" = docker ]; then
 fi
 
 grep -hE "zkharness: backend=[a-z]+ .*servers=[0-9]+ addrs=" "$log" | sed 's/^.*zkharness: /test: served by: /' | sort | uniq -c
-grep -E '^(ok|FAIL|---) ' "$log" | grep -v -- '--- PASS' || true
+grep -E '^(ok|FAIL|---)[[:space:]]' "$log" | grep -v -- '--- PASS' || true
 passed=$(grep -c -- '--- PASS' "$log")
 failed=$(grep -c -- '--- FAIL' "$log")
 skipped=$(grep -c -- '--- SKIP' "$log")
