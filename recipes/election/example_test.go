@@ -90,3 +90,51 @@ func ExampleRun() {
 	// run: <nil>
 	// afterwards: zkrecipes: no leader
 }
+
+// Observe follows the leader of an election: here nobody, then a latch's
+// leader, then nobody again once it resigns.
+func ExampleObserve() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := connect(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	const path = "/examples/election/observed"
+	octx, stop := context.WithCancel(ctx)
+	defer stop()
+	changes, err := election.Observe(octx, c, path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	show := func() {
+		o := <-changes
+		if o.Leader == nil {
+			fmt.Println("no leader")
+			return
+		}
+		fmt.Println("leader:", o.Leader.ID)
+	}
+	show()
+	l, err := election.NewLatch(c, path, election.WithID("primary"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := l.Start(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	show()
+	if err := l.Close(ctx); err != nil {
+		fmt.Println(err)
+	}
+	show()
+	// Output:
+	// no leader
+	// leader: primary
+	// no leader
+}
