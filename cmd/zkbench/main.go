@@ -3,6 +3,7 @@
 //	zkbench -recipe mutex|gozk|naive|floor -workers N -iters M [-warmup K] [-session 10s] [-budget D] [-zk ADDR | -backend B]
 //	zkbench -recipe rwlock -readers R -writers W -iters M ...
 //	zkbench -recipe semaphore|semfloor|curator-semaphore -workers N -max L -iters M ...
+//	zkbench -recipe latch|run|electfloor|curator-latch|curator-run -participants P -iters M ...
 //	zkbench -all [-big] [-zk ADDR | -backend B]
 //
 // Every worker has a ZooKeeper session of its own, as separate processes
@@ -56,6 +57,34 @@
 //	                   and compiled with javac on first use): acquire, then
 //	                   returnLease; needs Debian's Curator jars
 //
+// The election recipes measure leadership changes, each participant with a
+// session of its own, -warmup unmeasured terms then -iters measured ones,
+// and print a line of their own:
+//
+//	recipe=latch participants=5 iters=200 terms=200 secs=1.10 terms_per_s=181.8 failover_p50_ms=1.90 failover_p99_ms=4.20 violations=0
+//
+//	terms               measured terms (failovers for latch and electfloor)
+//	terms_per_s         terms / secs (latch: failover + the rejoin's Start)
+//	failover_p50/p99_ms latch: from the leader's Close call to the next
+//	                    participant's Terms delivering its term; run: from a
+//	                    lead function's return to the next lead's call;
+//	                    electfloor: from the delete call to the watch event
+//	violations          a term that started while another's context was
+//	                    live, or whose token was not above the previous
+//	                    term's (Curator: two leaders by the java side's own
+//	                    counter; no tokens)
+//
+//	latch          recipes/election Latch: P latches; the leader closes its
+//	               latch, then joins again at the back with a new one
+//	run            recipes/election Run: P participants whose lead function
+//	               returns at once
+//	electfloor     bare go-zookeeper, two sessions: B reads A's ephemeral
+//	               node with a watch; A deletes it (-participants ignored)
+//	curator-latch  Curator 5.4's LeaderLatch, as latch (java, embedded
+//	               java/CuratorElectionBench.java)
+//	curator-run    Curator 5.4's LeaderSelector with autoRequeue and a
+//	               takeLeadership that returns at once, as run
+//
 // Without -zk, zkbench starts a throwaway server with zkharness, by default
 // on the local backend (a java process on loopback, so no docker-proxy sits
 // in the path); -backend docker or auto chooses otherwise, and -backend ""
@@ -103,6 +132,8 @@ type options struct {
 	all     bool
 	big     bool
 	max     int // -max: the semaphore recipes' limit
+	// participants is -participants: the election recipes' participants.
+	participants int
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -123,14 +154,18 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.all, "all", false, "run the comparison matrix (ignores -recipe, -workers, -iters, -warmup)")
 	fs.BoolVar(&o.big, "big", false, "with -all: add runs with 1000 waiters")
 	fs.IntVar(&o.max, "max", defaultMax, "semaphore recipes: leases held at most at once")
+	fs.IntVar(&o.participants, "participants", 0, "election recipes: participants, each with its own session (required, electfloor excepted)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	maxSet := false
-	fs.Visit(func(f *flag.Flag) { maxSet = maxSet || f.Name == "max" })
+	maxSet, partSet := false, false
+	fs.Visit(func(f *flag.Flag) {
+		maxSet = maxSet || f.Name == "max"
+		partSet = partSet || f.Name == "participants"
+	})
 	switch {
 	case !slices.Contains([]string{"local", "docker", "auto", ""}, o.backend):
 		return o, fmt.Errorf(`-backend must be local, docker, auto or "", got %q`, o.backend)
@@ -142,6 +177,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-max only goes with -recipe %s", strings.Join(semRecipeNames, "|"))
 	case o.max < 1:
 		return o, fmt.Errorf("-max must be at least 1, got %d", o.max)
+	case partSet && (o.all || !isElectRecipe(o.run.recipe)):
+		return o, fmt.Errorf("-participants only goes with -recipe %s", strings.Join(electRecipeNames, "|"))
 	}
 	if o.all {
 		if o.run.session <= 0 {
@@ -151,6 +188,19 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.run.recipe == recipeRWLock {
 		o.run.workers = o.run.readers + o.run.writers
+	}
+	if isElectRecipe(o.run.recipe) {
+		o.run.workers = o.participants
+		if o.run.recipe == recipeElectFloor {
+			o.run.workers = electFloorSessions
+		}
+		least := 2 // a failover needs someone to fail over to
+		if o.run.recipe == recipeRun || o.run.recipe == recipeCuratorRun {
+			least = 1
+		}
+		if o.run.workers < least {
+			return o, fmt.Errorf("-recipe %s needs -participants %d or more, got %d", o.run.recipe, least, o.participants)
+		}
 	}
 	return o, o.run.validate()
 }
@@ -175,6 +225,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if isSemRecipe(o.run.recipe) {
 		res, err := runSemaphore(ctx, env, semConfig{runConfig: o.run, max: o.max})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(stdout, res.line())
+		return err
+	}
+	if isElectRecipe(o.run.recipe) {
+		res, err := runElection(ctx, env, o.run)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -17,7 +18,7 @@ const (
 	recipeRWLock = "rwlock"
 )
 
-var recipeNames = append([]string{recipeMutex, recipeGozk, recipeNaive, recipeFloor, recipeRWLock}, semRecipeNames...)
+var recipeNames = slices.Concat([]string{recipeMutex, recipeGozk, recipeNaive, recipeFloor, recipeRWLock}, semRecipeNames, electRecipeNames)
 
 // newRecipe makes a fresh directory for the run and returns the recipe's
 // worker factory.

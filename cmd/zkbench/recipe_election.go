@@ -1,0 +1,565 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/recipes/election"
+)
+
+// The election recipes: they measure leadership changes, not locks, so they
+// have a driver and a result line of their own.
+const (
+	recipeLatch        = "latch"         // recipes/election Latch: clean-resign failover
+	recipeRun          = "run"           // recipes/election Run: terms per second
+	recipeElectFloor   = "electfloor"    // bare delete -> watch event at another session
+	recipeCuratorLatch = "curator-latch" // Curator 5.4's LeaderLatch (java)
+	recipeCuratorRun   = "curator-run"   // Curator 5.4's LeaderSelector with autoRequeue (java)
+)
+
+var electRecipeNames = []string{recipeLatch, recipeRun, recipeElectFloor, recipeCuratorLatch, recipeCuratorRun}
+
+func isElectRecipe(name string) bool { return slices.Contains(electRecipeNames, name) }
+
+// electFloorSessions is the number of sessions electfloor uses: the one that
+// deletes and the one that watches.
+const electFloorSessions = 2
+
+// electResult is one election run's measurement.
+type electResult struct {
+	recipe       string
+	participants int
+	iters        int
+	// terms counts the measured terms: failovers (latch, electfloor) or
+	// terms started (run).
+	terms   int
+	elapsed time.Duration
+	// p50 and p99 are of the failovers: from a resign (latch: the Close
+	// call; run: lead returned; electfloor: the delete call) to the next
+	// term's start (electfloor: the watch event).
+	p50, p99   time.Duration
+	violations int64
+}
+
+// setFailovers sets the percentiles from the samples.
+func (r *electResult) setFailovers(samples []time.Duration) {
+	sorted := slices.Clone(samples)
+	slices.Sort(sorted)
+	r.p50, r.p99 = percentile(sorted, 50), percentile(sorted, 99)
+}
+
+// line renders the result as the one line zkbench prints per run.
+func (r electResult) line() string {
+	secs := r.elapsed.Seconds()
+	perSec := 0.0
+	if secs > 0 {
+		perSec = float64(r.terms) / secs
+	}
+	return fmt.Sprintf("recipe=%s participants=%d iters=%d terms=%d secs=%.2f terms_per_s=%.1f failover_p50_ms=%.2f failover_p99_ms=%.2f violations=%d",
+		r.recipe, r.participants, r.iters, r.terms, secs, perSec,
+		millis(r.p50), millis(r.p99), r.violations)
+}
+
+// runElection runs one election recipe: warm-up terms first (not
+// measured), then at most iters measured ones, within budget when positive.
+func runElection(ctx context.Context, e *env, cfg runConfig) (electResult, error) {
+	if err := cfg.validate(); err != nil {
+		return electResult{}, err
+	}
+	dir, err := e.runDir(fmt.Sprintf("%s-p%d", cfg.recipe, cfg.workers))
+	if err != nil {
+		return electResult{}, err
+	}
+	switch cfg.recipe {
+	case recipeLatch:
+		return runLatchFailover(ctx, e, cfg, dir)
+	case recipeRun:
+		return runRunTerms(ctx, e, cfg, dir)
+	case recipeElectFloor:
+		return runElectFloor(ctx, e, cfg, dir)
+	case recipeCuratorLatch, recipeCuratorRun:
+		return runCuratorElection(ctx, e, cfg, dir)
+	}
+	return electResult{}, fmt.Errorf("unknown election recipe %q", cfg.recipe)
+}
+
+// termDetector is the bench's own check of an election: a term that starts
+// while another term's context is still live is a violation, and so is a
+// token not greater than the previous term's.
+type termDetector struct {
+	mu         sync.Mutex
+	live       []detectedTerm
+	lastToken  int64
+	violations int64
+}
+
+// detectedTerm is what the detector reads of a term (*election.Term).
+type detectedTerm interface {
+	Err() error
+	Token() int64
+}
+
+func (d *termDetector) begin(t detectedTerm) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	kept := d.live[:0]
+	for _, o := range d.live {
+		if o.Err() == nil {
+			if o != t {
+				d.violations++
+			}
+			kept = append(kept, o)
+		}
+	}
+	d.live = append(kept, t)
+	if t.Token() <= d.lastToken {
+		d.violations++
+	}
+	d.lastToken = t.Token()
+}
+
+func (d *termDetector) count() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.violations
+}
+
+// termStart is a latch's term as its Terms channel delivered it.
+type termStart struct {
+	who int
+	at  time.Time
+}
+
+// latchParticipant is one latch on a client of its own.
+type latchParticipant struct {
+	c *client.Client
+	l *election.Latch
+}
+
+// runLatchFailover measures clean-resign failover of recipes/election's
+// Latch: P latches, each on a client of its own; the leader closes its
+// latch, and the time from the Close call to the next participant's Terms
+// delivering its term is one failover; the resigned participant then joins
+// again with a new latch, at the back.
+func runLatchFailover(ctx context.Context, e *env, cfg runConfig, dir string) (electResult, error) {
+	if cfg.workers < 2 {
+		return electResult{}, fmt.Errorf("%s needs -participants 2 or more, got %d", cfg.recipe, cfg.workers)
+	}
+	parts := make([]latchParticipant, cfg.workers)
+	var readers sync.WaitGroup
+	quit := make(chan struct{}) // closed before the latches at the end: readers stop reporting
+	defer func() {
+		close(quit)
+		for _, p := range parts {
+			if p.l != nil {
+				_ = p.l.Close(context.WithoutCancel(ctx))
+			}
+		}
+		readers.Wait()
+		for _, p := range parts {
+			if p.c != nil {
+				_ = p.c.Close()
+			}
+		}
+	}()
+	starts := make(chan termStart, 4*cfg.workers)
+	det := &termDetector{}
+	join := func(i int) error {
+		l, err := election.NewLatch(parts[i].c, dir, election.WithID(strconv.Itoa(i)))
+		if err != nil {
+			return err
+		}
+		if err := l.Start(ctx); err != nil {
+			return fmt.Errorf("participant %d: start: %w", i, err)
+		}
+		parts[i].l = l
+		terms := l.Terms()
+		readers.Go(func() {
+			for t := range terms {
+				at := time.Now()
+				det.begin(t)
+				select {
+				case starts <- termStart{who: i, at: at}:
+				case <-quit:
+				}
+			}
+		})
+		return nil
+	}
+	for i := range parts {
+		c, err := startClient(ctx, e, cfg.session)
+		if err != nil {
+			return electResult{}, fmt.Errorf("participant %d: %w", i, err)
+		}
+		parts[i].c = c
+	}
+	for i := range parts {
+		if err := join(i); err != nil {
+			return electResult{}, err
+		}
+	}
+	next := func() (termStart, error) {
+		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		select {
+		case s := <-starts:
+			return s, nil
+		case <-wctx.Done():
+			return termStart{}, fmt.Errorf("no next leader: %w", wctx.Err())
+		}
+	}
+	cur, err := next()
+	if err != nil {
+		return electResult{}, err
+	}
+	res := electResult{recipe: cfg.recipe, participants: cfg.workers, iters: cfg.iters}
+	var start time.Time
+	var samples []time.Duration
+	for n := 0; n < cfg.warmup+cfg.iters; n++ {
+		if n == cfg.warmup {
+			start = time.Now()
+		}
+		if n >= cfg.warmup && cfg.budget > 0 && time.Since(start) >= cfg.budget {
+			break
+		}
+		leader := cur.who
+		cctx, cancel := context.WithTimeout(ctx, unlockTimeout)
+		t0 := time.Now()
+		err := parts[leader].l.Close(cctx)
+		cancel()
+		if err != nil {
+			return electResult{}, fmt.Errorf("participant %d: close: %w", leader, err)
+		}
+		if cur, err = next(); err != nil {
+			return electResult{}, err
+		}
+		if cur.who == leader {
+			return electResult{}, fmt.Errorf("participant %d leads again after its latch closed", leader)
+		}
+		if n >= cfg.warmup {
+			samples = append(samples, cur.at.Sub(t0))
+			res.terms++
+		}
+		if err := join(leader); err != nil {
+			return electResult{}, err
+		}
+	}
+	res.elapsed = time.Since(start)
+	res.setFailovers(samples)
+	res.violations = det.count()
+	return res, nil
+}
+
+// runRunTerms measures recipes/election's Run: P participants, each on a
+// client of its own, with a lead function that returns at once. Terms per
+// second over the measured terms; failover is from one lead's return to
+// the next lead's call.
+func runRunTerms(ctx context.Context, e *env, cfg runConfig, dir string) (electResult, error) {
+	clients := make([]*client.Client, cfg.workers)
+	defer func() {
+		for _, c := range clients {
+			if c != nil {
+				_ = c.Close()
+			}
+		}
+	}()
+	for i := range clients {
+		c, err := startClient(ctx, e, cfg.session)
+		if err != nil {
+			return electResult{}, fmt.Errorf("participant %d: %w", i, err)
+		}
+		clients[i] = c
+	}
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var (
+		mu         sync.Mutex
+		count      int
+		start, end time.Time
+		lastReturn time.Time
+		failovers  []time.Duration
+		lastToken  int64
+		violations int64
+		inside     atomic.Int64
+	)
+	total := cfg.warmup + cfg.iters
+	finished := make(chan struct{})
+	lead := func(_ context.Context, t *election.Term) error {
+		at := time.Now()
+		if inside.Add(1) > 1 {
+			mu.Lock()
+			violations++
+			mu.Unlock()
+		}
+		mu.Lock()
+		if t.Token() <= lastToken {
+			violations++
+		}
+		lastToken = t.Token()
+		n := count
+		count++
+		switch {
+		case n == cfg.warmup:
+			start = at
+		case n > cfg.warmup && n < total && !lastReturn.IsZero():
+			failovers = append(failovers, at.Sub(lastReturn))
+		}
+		mu.Unlock()
+		runtime.Gosched() // stay leader a little, so an overlap has a chance to show
+		inside.Add(-1)
+		now := time.Now()
+		mu.Lock()
+		lastReturn = now
+		if n == total-1 {
+			end = now
+			close(finished)
+		}
+		mu.Unlock()
+		return nil
+	}
+	errs := make([]error, len(clients))
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Go(func() {
+			errs[i] = election.Run(rctx, c, dir, lead, election.WithID(strconv.Itoa(i)))
+		})
+	}
+	// The budget counts from the first measured term; wait for it first.
+	var budget <-chan time.Time
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	var failed error
+wait:
+	for {
+		select {
+		case <-finished:
+			break wait
+		case <-budget:
+			mu.Lock()
+			end = time.Now()
+			mu.Unlock()
+			break wait
+		case <-ctx.Done():
+			failed = ctx.Err()
+			break wait
+		case <-tick.C:
+			mu.Lock()
+			started := !start.IsZero()
+			mu.Unlock()
+			if started && budget == nil && cfg.budget > 0 {
+				budget = time.After(max(cfg.budget-time.Since(start), 0))
+			}
+		}
+	}
+	stop()
+	wg.Wait()
+	if failed != nil {
+		return electResult{}, failed
+	}
+	for i, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return electResult{}, fmt.Errorf("participant %d: %w", i, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	res := electResult{recipe: cfg.recipe, participants: cfg.workers, iters: cfg.iters, violations: violations}
+	res.setFailovers(failovers)
+	if !start.IsZero() {
+		res.terms = min(count, total) - cfg.warmup
+		res.elapsed = end.Sub(start)
+	}
+	return res, nil
+}
+
+// runElectFloor is the bare limit of a failover: session A creates an
+// ephemeral node, session B reads it with a watch, and the time from A's
+// delete call to B's watch event is one sample: one delete's commit and one
+// watch event, with no election logic.
+func runElectFloor(ctx context.Context, e *env, cfg runConfig, dir string) (electResult, error) {
+	a, err := dial(ctx, e.servers, cfg.session, nil)
+	if err != nil {
+		return electResult{}, err
+	}
+	defer a.Close()
+	b, err := dial(ctx, e.servers, cfg.session, nil)
+	if err != nil {
+		return electResult{}, err
+	}
+	defer b.Close()
+	node := path.Join(dir, "leader")
+	res := electResult{recipe: cfg.recipe, participants: electFloorSessions, iters: cfg.iters}
+	var start time.Time
+	var samples []time.Duration
+	for n := 0; n < cfg.warmup+cfg.iters; n++ {
+		if n == cfg.warmup {
+			start = time.Now()
+		}
+		if n >= cfg.warmup && cfg.budget > 0 && time.Since(start) >= cfg.budget {
+			break
+		}
+		if _, err := a.Create(node, nil, zk.FlagEphemeral, worldACL); err != nil {
+			return electResult{}, fmt.Errorf("create: %w", err)
+		}
+		_, _, events, err := b.GetW(node)
+		if err != nil {
+			return electResult{}, fmt.Errorf("getData with watch: %w", err)
+		}
+		t0 := time.Now()
+		if err := a.Delete(node, -1); err != nil {
+			return electResult{}, fmt.Errorf("delete: %w", err)
+		}
+		var ev zk.Event
+		select {
+		case ev = <-events:
+		case <-ctx.Done():
+			return electResult{}, ctx.Err()
+		}
+		at := time.Now()
+		if ev.Type != zk.EventNodeDeleted {
+			return electResult{}, fmt.Errorf("watch event %v, want a deletion", ev.Type)
+		}
+		if n >= cfg.warmup {
+			samples = append(samples, at.Sub(t0))
+			res.terms++
+		}
+	}
+	res.elapsed = time.Since(start)
+	res.setFailovers(samples)
+	return res, nil
+}
+
+// curatorElectionSource is java/CuratorElectionBench.java, built into the
+// command so that it runs from any directory.
+//
+//go:embed java/CuratorElectionBench.java
+var curatorElectionSource []byte
+
+const curatorElectionClass = "CuratorElectionBench"
+
+// runCuratorElection runs Curator's LeaderLatch (curator-latch) or
+// LeaderSelector (curator-run) on dir in a java process
+// (java/CuratorElectionBench.java) and reads its result line.
+func runCuratorElection(ctx context.Context, e *env, cfg runConfig, dir string) (electResult, error) {
+	if cfg.recipe == recipeCuratorLatch && cfg.workers < 2 {
+		return electResult{}, fmt.Errorf("%s needs -participants 2 or more, got %d", cfg.recipe, cfg.workers)
+	}
+	cp, err := buildJavaBench(ctx, curatorElectionClass, curatorElectionSource)
+	if err != nil {
+		return electResult{}, err
+	}
+	mode := "latch"
+	if cfg.recipe == recipeCuratorRun {
+		mode = "run"
+	}
+	budgetMs := cfg.budget.Milliseconds()
+	if cfg.budget > 0 && budgetMs == 0 {
+		budgetMs = 1
+	}
+	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-cp", cp, curatorElectionClass,
+		mode, strings.Join(e.servers, ","), dir, strconv.Itoa(cfg.workers),
+		strconv.Itoa(cfg.iters), strconv.Itoa(cfg.warmup), strconv.FormatInt(budgetMs, 10),
+		strconv.FormatInt(cfg.session.Milliseconds(), 10))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return electResult{}, fmt.Errorf("java %s: %w\nstdout:\n%s\nstderr:\n%s", curatorElectionClass, err, stdout.String(), lastLines(stderr.String(), 30))
+	}
+	return parseElectLine(stdout.String(), cfg.recipe)
+}
+
+// parseElectLine reads the result line of recipe from out (the java
+// program's output).
+func parseElectLine(out, recipe string) (electResult, error) {
+	var line string
+	for l := range strings.SplitSeq(out, "\n") {
+		if strings.HasPrefix(l, "recipe="+recipe+" ") {
+			line = l
+		}
+	}
+	if line == "" {
+		return electResult{}, fmt.Errorf("no %s result line in:\n%s", recipe, out)
+	}
+	f := map[string]string{}
+	for kv := range strings.FieldsSeq(line) {
+		k, v, _ := strings.Cut(kv, "=")
+		f[k] = v
+	}
+	var errs []error
+	num := func(k string) float64 {
+		v, err := strconv.ParseFloat(f[k], 64)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: %w", k, f[k], err))
+		}
+		return v
+	}
+	res := electResult{recipe: recipe}
+	res.participants = int(num("participants"))
+	res.iters = int(num("iters"))
+	res.terms = int(num("terms"))
+	res.elapsed = time.Duration(num("secs") * float64(time.Second))
+	p50, p99 := num("failover_p50_ms"), num("failover_p99_ms")
+	res.violations = int64(num("violations"))
+	if err := errors.Join(errs...); err != nil {
+		return electResult{}, fmt.Errorf("line %q: %w", line, err)
+	}
+	res.p50 = time.Duration(p50 * float64(time.Millisecond))
+	res.p99 = time.Duration(p99 * float64(time.Millisecond))
+	return res, nil
+}
+
+// buildJavaBench compiles an embedded Java bench program against Curator's
+// jars, once per version of its source (kept in the temp directory under
+// the source's hash, as buildCuratorBench does), and returns the class path
+// to run it with.
+func buildJavaBench(ctx context.Context, class string, source []byte) (string, error) {
+	cp, err := curatorClasspath()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(source)
+	dir := filepath.Join(os.TempDir(), "zkbench-"+strings.ToLower(class)+"-"+hex.EncodeToString(sum[:8]))
+	if _, err := os.Stat(filepath.Join(dir, class+".class")); err == nil {
+		return dir + ":" + cp, nil
+	}
+	tmp, err := os.MkdirTemp(os.TempDir(), "zkbench-java-build-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, class+".java")
+	if err := os.WriteFile(src, source, 0o644); err != nil {
+		return "", err
+	}
+	classes := filepath.Join(tmp, "classes")
+	out, err := exec.CommandContext(ctx, "javac", "-nowarn", "-d", classes, "-cp", cp, src).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("javac %s: %w\n%s", class, err, out)
+	}
+	// Another zkbench may have built it meanwhile: either copy will do.
+	if err := os.Rename(classes, dir); err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, class+".class")); serr != nil {
+			return "", fmt.Errorf("keep the compiled classes: %w", err)
+		}
+	}
+	return dir + ":" + cp, nil
+}
