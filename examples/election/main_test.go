@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+)
+
+// TestTurnsStartsItsOwnServer runs the command as `go run` does, with no
+// flags, and checks its report: ten terms in order, none overlapping, tokens
+// growing.
+func TestTurnsStartsItsOwnServer(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	if err := run(ctx, nil, &out); err != nil {
+		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
+	}
+	s := out.String()
+	if !strings.HasPrefix(s, "throwaway ZooKeeper") {
+		t.Errorf("without -zk the first line should name the throwaway server:\n%s", s)
+	}
+	if !strings.HasSuffix(s, "\nterms 10, overlapping 0, tokens increasing: true\n") {
+		t.Errorf("output does not end with the report:\n%s", s)
+	}
+	for n := 1; n <= 10; n++ {
+		if !strings.Contains(s, fmt.Sprintf("\nterm %d: p", n)) {
+			t.Errorf("no line for term %d:\n%s", n, s)
+		}
+	}
+	for p := 1; p <= 10; p++ {
+		if got := strings.Count(s, fmt.Sprintf(": p%d token 0x", p)); got != 1 {
+			t.Errorf("p%d led %d times, want once:\n%s", p, got, s)
+		}
+	}
+	goleak.VerifyNone(t, ignore)
+}
+
+func TestTurnsAgainstGivenEnsemble(t *testing.T) {
+	cluster := zkharness.ForTest(t)
+	ignore := goleak.IgnoreCurrent()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	if err := run(ctx, []string{"-zk", cluster.ConnectString(), "-participants", "3"}, &out); err != nil {
+		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
+	}
+	if s := out.String(); strings.Contains(s, "throwaway") ||
+		!strings.HasSuffix(s, "\nterms 3, overlapping 0, tokens increasing: true\n") {
+		t.Errorf("want no throwaway server and the report for 3 terms:\n%s", s)
+	}
+	goleak.VerifyNone(t, ignore)
+}
+
+func TestTurnsRejectsBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-participants", "0"},
+		{"-participants", "1001"},
+		{"-zk", ","},
+		{"-nosuchflag"},
+		{"extra"},
+	} {
+		var out bytes.Buffer
+		if err := run(context.Background(), args, &out); err == nil {
+			t.Errorf("run %q: no error", args)
+		}
+		if out.Len() != 0 {
+			t.Errorf("run %q printed %q before failing on flags", args, out.String())
+		}
+	}
+}
