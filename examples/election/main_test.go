@@ -61,19 +61,11 @@ func TestTurnsAgainstGivenEnsemble(t *testing.T) {
 }
 
 func TestTurnsRejectsBadFlags(t *testing.T) {
-	for _, args := range [][]string{
-		{"-participants", "0"},
-		{"-participants", "1001"},
-		{"-zk", ","},
-		{"-nosuchflag"},
-		{"extra"},
-	} {
-		var out bytes.Buffer
-		if err := run(context.Background(), args, &out); err == nil {
-			t.Errorf("run %q: no error", args)
-		}
-		if out.Len() != 0 {
-			t.Errorf("run %q printed %q before failing on flags", args, out.String())
-		}
-	}
+	zkharness.CheckRejectsFlags(t, run,
+		[]string{"-participants", "0"},
+		[]string{"-participants", "1001"},
+		[]string{"-zk", ","},
+		[]string{"-nosuchflag"},
+		[]string{"extra"},
+	)
 }

@@ -94,19 +94,11 @@ func TestShopStartsItsOwnServer(t *testing.T) {
 }
 
 func TestShopRejectsBadFlags(t *testing.T) {
-	for _, args := range [][]string{
-		{"-buyers", "0"},
-		{"-stock", "-1"},
-		{"-zk", ","},
-		{"-nosuchflag"},
-		{"extra"},
-	} {
-		var out bytes.Buffer
-		if err := run(context.Background(), args, &out); err == nil {
-			t.Errorf("run %q: no error", args)
-		}
-		if out.Len() != 0 {
-			t.Errorf("run %q printed %q before failing on flags", args, out.String())
-		}
-	}
+	zkharness.CheckRejectsFlags(t, run,
+		[]string{"-buyers", "0"},
+		[]string{"-stock", "-1"},
+		[]string{"-zk", ","},
+		[]string{"-nosuchflag"},
+		[]string{"extra"},
+	)
 }

@@ -74,21 +74,13 @@ func TestNightsAgainstGivenEnsemble(t *testing.T) {
 }
 
 func TestNightsRejectsBadFlags(t *testing.T) {
-	for _, args := range [][]string{
-		{"-nights", "0"},
-		{"-nights", "101"},
-		{"-kill", "-1"},
-		{"-nights", "3", "-kill", "4"},
-		{"-zk", ","},
-		{"-nosuchflag"},
-		{"extra"},
-	} {
-		var out bytes.Buffer
-		if err := run(context.Background(), args, &out); err == nil {
-			t.Errorf("run %q: no error", args)
-		}
-		if out.Len() != 0 {
-			t.Errorf("run %q printed %q before failing on flags", args, out.String())
-		}
-	}
+	zkharness.CheckRejectsFlags(t, run,
+		[]string{"-nights", "0"},
+		[]string{"-nights", "101"},
+		[]string{"-kill", "-1"},
+		[]string{"-nights", "3", "-kill", "4"},
+		[]string{"-zk", ","},
+		[]string{"-nosuchflag"},
+		[]string{"extra"},
+	)
 }

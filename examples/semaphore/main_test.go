@@ -79,20 +79,12 @@ func TestPackingStartsItsOwnServer(t *testing.T) {
 }
 
 func TestPackingRejectsBadFlags(t *testing.T) {
-	for _, args := range [][]string{
-		{"-packers", "0"},
-		{"-packers", "1001"},
-		{"-licences", "0"},
-		{"-zk", ","},
-		{"-nosuchflag"},
-		{"extra"},
-	} {
-		var out bytes.Buffer
-		if err := run(context.Background(), args, &out); err == nil {
-			t.Errorf("run %q: no error", args)
-		}
-		if out.Len() != 0 {
-			t.Errorf("run %q printed %q before failing on flags", args, out.String())
-		}
-	}
+	zkharness.CheckRejectsFlags(t, run,
+		[]string{"-packers", "0"},
+		[]string{"-packers", "1001"},
+		[]string{"-licences", "0"},
+		[]string{"-zk", ","},
+		[]string{"-nosuchflag"},
+		[]string{"extra"},
+	)
 }

@@ -1,7 +1,9 @@
 package zkharness
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"os"
 	"testing"
@@ -39,3 +41,19 @@ func ConnectExample(ctx context.Context) (*client.Client, error) {
 // ExampleServers are the client addresses of the server RunExamples
 // started, for an example that makes its own client.
 func ExampleServers() []string { return append([]string(nil), exampleServers...) }
+
+// CheckRejectsFlags is the bad-flags test every example program shares:
+// run (the program's main, minus os.Exit) must fail on each argument list
+// of bad, and print nothing before it fails.
+func CheckRejectsFlags(t testing.TB, run func(ctx context.Context, args []string, stdout io.Writer) error, bad ...[]string) {
+	t.Helper()
+	for _, args := range bad {
+		var out bytes.Buffer
+		if err := run(context.Background(), args, &out); err == nil {
+			t.Errorf("run %q: no error", args)
+		}
+		if out.Len() != 0 {
+			t.Errorf("run %q printed %q before failing on flags", args, out.String())
+		}
+	}
+}
