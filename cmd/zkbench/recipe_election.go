@@ -484,6 +484,13 @@ func runCuratorElection(ctx context.Context, e *env, cfg runConfig, dir string) 
 	if err := cmd.Run(); err != nil {
 		return electResult{}, fmt.Errorf("java %s: %w\nstdout:\n%s\nstderr:\n%s", curatorElectionClass, err, stdout.String(), lastLines(stderr.String(), 30))
 	}
+	// What the program noticed (violations, lost leadership, connection
+	// states): passed on as warnings.
+	for l := range strings.SplitSeq(stderr.String(), "\n") {
+		if msg, ok := strings.CutPrefix(l, "bench: "); ok {
+			e.logger.Warn(cfg.recipe + ": " + msg)
+		}
+	}
 	return parseElectLine(stdout.String(), cfg.recipe)
 }
 

@@ -17,7 +17,9 @@
 //   recipe=curator-latch participants=P iters=M terms=N secs=S terms_per_s=X
 //   failover_p50_ms=A failover_p99_ms=B violations=V
 // violations counts terms that began while another participant led, by this
-// process's own counter (a latch counts as resigned from its close() call).
+// process's own counter (a latch counts as resigned from its close() call,
+// or when its notLeader listener runs). Such events, and connection state
+// changes, are told on stderr in lines starting with "bench: ".
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -34,6 +36,7 @@ import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 public class CuratorElectionBench {
@@ -61,6 +64,12 @@ public class CuratorElectionBench {
         for (int i = 0; i < p; i++) {
             clients[i] = CuratorFrameworkFactory.newClient(connect, sessionMs, 5000, new ExponentialBackoffRetry(100, 5));
             clients[i].start();
+            final int who = i;
+            clients[i].getConnectionStateListenable().addListener((c, st) -> {
+                if (st != ConnectionState.CONNECTED) {
+                    System.err.println("bench: participant " + who + "'s connection: " + st);
+                }
+            });
         }
         try {
             for (CuratorFramework c : clients) {
@@ -86,14 +95,20 @@ public class CuratorElectionBench {
             @Override
             public void isLeader() {
                 long at = System.nanoTime();
-                if (leading.incrementAndGet() > 1) {
+                int n = leading.incrementAndGet();
+                if (n > 1) {
                     violations.incrementAndGet();
+                    System.err.println("bench: violation: participant " + i + " leads while " + (n - 1) + " other(s) lead");
                 }
                 starts.add(new long[] {i, at});
             }
 
             @Override
             public void notLeader() {
+                // Not called by close() (CloseMode.SILENT clears the
+                // listeners first): only when leadership goes otherwise.
+                leading.decrementAndGet();
+                System.err.println("bench: participant " + i + " lost leadership without closing");
             }
         });
         l.start();
