@@ -16,10 +16,11 @@
 // Prints one line, in zkbench's format:
 //   recipe=curator-latch participants=P iters=M terms=N secs=S terms_per_s=X
 //   failover_p50_ms=A failover_p99_ms=B violations=V
-// violations counts terms that began while another participant led, by this
-// process's own counter (a latch counts as resigned from its close() call,
-// or when its notLeader listener runs). Such events, and connection state
-// changes, are told on stderr in lines starting with "bench: ".
+// violations counts terms that began while another participant led (warm-up
+// and measurement, not the closing at the end), by this process's own
+// counter (a latch counts as resigned from its close() call, or when its
+// notLeader listener runs). Such events, and connection state changes, are
+// told on stderr in lines starting with "bench: ".
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -42,6 +43,9 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 public class CuratorElectionBench {
     static final AtomicInteger leading = new AtomicInteger();
     static final AtomicLong violations = new AtomicLong();
+    // counting is cleared before the participants are closed at the end:
+    // closing a leader there makes the next one lead without a resign.
+    static volatile boolean counting = true;
 
     static CuratorFramework[] clients;
     static String path;
@@ -96,7 +100,7 @@ public class CuratorElectionBench {
             public void isLeader() {
                 long at = System.nanoTime();
                 int n = leading.incrementAndGet();
-                if (n > 1) {
+                if (n > 1 && counting) {
                     violations.incrementAndGet();
                     System.err.println("bench: violation: participant " + i + " leads while " + (n - 1) + " other(s) lead");
                 }
@@ -154,6 +158,7 @@ public class CuratorElectionBench {
                 latches[leader] = join(leader);
             }
         } finally {
+            counting = false;
             for (LeaderLatch l : latches) {
                 if (l.getState() == LeaderLatch.State.STARTED) {
                     l.close();
@@ -178,7 +183,7 @@ public class CuratorElectionBench {
                 @Override
                 public void takeLeadership(CuratorFramework client) {
                     long at = System.nanoTime();
-                    if (inside.incrementAndGet() > 1) {
+                    if (inside.incrementAndGet() > 1 && counting) {
                         violations.incrementAndGet();
                     }
                     long n;
@@ -224,6 +229,7 @@ public class CuratorElectionBench {
                 }
             }
         } finally {
+            counting = false;
             for (LeaderSelector s : sels) {
                 s.close();
             }
