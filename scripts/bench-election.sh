@@ -11,6 +11,10 @@
 #   terms per second (P participants, a lead function that returns at once):
 #     run            recipes/election Run
 #     curator-run    Curator 5.4's LeaderSelector with autoRequeue
+#   failover after a crash (once, after the rounds; CRASHES kills, default
+#   20, at a session timeout of CRASH_SESSION, default 1s): the leader's
+#   connection goes silent; from the crash to the next leader's term:
+#     latchcrash     recipes/election Latch
 #
 # It starts one local ZooKeeper 3.8 (java QuorumPeerMain from Debian's
 # zookeeper package, configured as zkharness's local backend does), warms it
@@ -30,6 +34,8 @@ BUDGET="${BUDGET:-5s}"
 ITERS="${ITERS:-200}"
 WARMUP="${WARMUP:-200}"
 P="${P:-5}"
+CRASHES="${CRASHES:-20}"
+CRASH_SESSION="${CRASH_SESSION:-1s}"
 
 bash scripts/install-deps.sh >&2
 
@@ -140,6 +146,15 @@ for round in $(seq "$ROUNDS"); do
 		echo "$line round=$round" >>"$results"
 	done
 done
+crashline=""
+if [ "$CRASHES" -gt 0 ]; then
+	if ! crashline="$("$work/zkbench" -zk "$zk" -recipe latchcrash -participants "$P" -iters "$CRASHES" -warmup 0 -session "$CRASH_SESSION" 2>>"$work/stderr.log")"; then
+		echo "bench-election: zkbench -recipe latchcrash failed:" >&2
+		tail -30 "$work/stderr.log" >&2
+		exit 1
+	fi
+	echo "$crashline"
+fi
 load_after="$(uptime)"
 
 # field KEY: the value of KEY=... on stdin's lines, one a line.
@@ -189,6 +204,16 @@ printf '| terms/s, lead returns at once | – | %.0f | %.0f | %s× | %s | %s | %
 	"$(sum run violations)" "$(sum curator-run violations)"
 printf '| run: term end → next term p50 / p99, ms | – | %.2f / %.2f | %.2f / %.2f | %s× | %s | – | |\n' \
 	"$gr50" "$gr99" "$cr50" "$cr99" "$(ratio "$gr50" "$cr50")" "$(byround run curator-run failover_p50_ms)"
+if [ -n "$crashline" ]; then
+	# The server's tick is the tickTime of zoo.cfg above.
+	tick="$(sed -n 's/^tickTime=//p' "$work/zk/zoo.cfg")"
+	cs="$(echo "$crashline" | field session_ms)"
+	bound="$((cs + tick + 100))"
+	cp50="$(echo "$crashline" | field failover_p50_ms)"
+	printf '| crash failover p50 / p99, ms (%s kills, session %s ms) | – | %.0f / %.0f | – | – | – | %s (session + tick %s + 100 = %s ms) | %s / – |\n' \
+		"$(echo "$crashline" | field terms)" "$cs" "$cp50" "$(echo "$crashline" | field failover_p99_ms)" \
+		"$(verdict "$cp50" "<=" "$bound" "p50 ≤ bound")" "$tick" "$bound" "$(echo "$crashline" | field violations)"
+fi
 if [ -s "$work/stderr.log" ]; then
 	echo
 	echo "zkbench's warnings (last 5 of $(wc -l <"$work/stderr.log")):"

@@ -33,7 +33,14 @@ func parseElectLineT(t *testing.T, line string) map[string]string {
 func TestZkbenchElection(t *testing.T) {
 	for _, recipe := range electRecipeNames {
 		t.Run(recipe, func(t *testing.T) {
-			out, err := runCmd(t, "-zk", zkAddr, "-recipe", recipe, "-participants", "3", "-iters", "12", "-warmup", "3")
+			args := []string{"-zk", zkAddr, "-recipe", recipe, "-participants", "3", "-iters", "12", "-warmup", "3"}
+			iters := "12"
+			if recipe == recipeLatchCrash {
+				// Every crash costs about a session timeout.
+				args = []string{"-zk", zkAddr, "-recipe", recipe, "-participants", "3", "-iters", "2", "-warmup", "0", "-session", "1s"}
+				iters = "2"
+			}
+			out, err := runCmd(t, args...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,8 +53,11 @@ func TestZkbenchElection(t *testing.T) {
 			if recipe == recipeElectFloor {
 				wantP = "2"
 			}
-			if f["recipe"] != recipe || f["participants"] != wantP || f["iters"] != "12" || f["terms"] != "12" {
-				t.Errorf("want recipe=%s participants=%s iters=12 terms=12, got %q", recipe, wantP, lines[0])
+			if f["recipe"] != recipe || f["participants"] != wantP || f["iters"] != iters || f["terms"] != iters {
+				t.Errorf("want recipe=%s participants=%s iters=%s terms=%s, got %q", recipe, wantP, iters, iters, lines[0])
+			}
+			if recipe == recipeLatchCrash && number(t, f, "session_ms") <= 0 {
+				t.Errorf("latchcrash: want session_ms > 0, got %q", lines[0])
 			}
 			if f["violations"] != "0" {
 				t.Errorf("violations=%s, want 0: %q", f["violations"], lines[0])
@@ -103,8 +113,11 @@ func TestParseElectLine(t *testing.T) {
 // fakeTerm is a term for the detector: live until ended.
 type fakeTerm struct {
 	token int64
+	node  string
 	ended bool
 }
+
+func (f *fakeTerm) Node() string { return f.node }
 
 func (f *fakeTerm) Err() error {
 	if f.ended {
@@ -119,7 +132,7 @@ func (f *fakeTerm) Token() int64 { return f.token }
 // token that does not grow.
 func TestTermDetector(t *testing.T) {
 	var d termDetector
-	a, b, c := &fakeTerm{token: 10}, &fakeTerm{token: 20}, &fakeTerm{token: 15}
+	a, b, c := &fakeTerm{token: 10, node: "a"}, &fakeTerm{token: 20, node: "b"}, &fakeTerm{token: 15, node: "c"}
 	d.begin(a)
 	if d.count() != 0 {
 		t.Fatalf("one term: %d violations", d.count())
@@ -132,5 +145,16 @@ func TestTermDetector(t *testing.T) {
 	d.begin(c) // b still live, and token 15 after 20
 	if d.count() != 2 {
 		t.Fatalf("a term beside a live one, with a smaller token: %d violations, want 2", d.count())
+	}
+	b.ended, c.ended = true, true
+	resumed := &fakeTerm{token: 15, node: c.node} // c resumed on its node: same token
+	d.begin(resumed)
+	if d.count() != 2 {
+		t.Fatalf("a term resumed on its node: %d violations, want still 2", d.count())
+	}
+	resumed.ended = true
+	d.begin(&fakeTerm{token: 15, node: "other"})
+	if d.count() != 3 {
+		t.Fatalf("another node with the same token: %d violations, want 3", d.count())
 	}
 }

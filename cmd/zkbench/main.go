@@ -3,7 +3,7 @@
 //	zkbench -recipe mutex|gozk|naive|floor -workers N -iters M [-warmup K] [-session 10s] [-budget D] [-zk ADDR | -backend B]
 //	zkbench -recipe rwlock -readers R -writers W -iters M ...
 //	zkbench -recipe semaphore|semfloor|curator-semaphore -workers N -max L -iters M ...
-//	zkbench -recipe latch|run|electfloor|curator-latch|curator-run -participants P -iters M ...
+//	zkbench -recipe latch|run|electfloor|curator-latch|curator-run|latchcrash -participants P -iters M ...
 //	zkbench -all [-big] [-zk ADDR | -backend B]
 //
 // Every worker has a ZooKeeper session of its own, as separate processes
@@ -84,6 +84,12 @@
 //	               java/CuratorElectionBench.java)
 //	curator-run    Curator 5.4's LeaderSelector with autoRequeue and a
 //	               takeLeadership that returns at once, as run
+//	latchcrash     as latch, but the leader crashes instead of resigning:
+//	               its connection goes silent and it cannot dial again, so
+//	               the next term waits for the server to expire its session;
+//	               failover is from the crash to the next term, and the line
+//	               adds session_ms, the negotiated session timeout (use a
+//	               short -session: every crash costs about one)
 //
 // Without -zk, zkbench starts a throwaway server with zkharness, by default
 // on the local backend (a java process on loopback, so no docker-proxy sits

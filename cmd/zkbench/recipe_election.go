@@ -36,7 +36,7 @@ const (
 	recipeCuratorRun   = "curator-run"   // Curator 5.4's LeaderSelector with autoRequeue (java)
 )
 
-var electRecipeNames = []string{recipeLatch, recipeRun, recipeElectFloor, recipeCuratorLatch, recipeCuratorRun}
+var electRecipeNames = []string{recipeLatch, recipeRun, recipeElectFloor, recipeCuratorLatch, recipeCuratorRun, recipeLatchCrash}
 
 func isElectRecipe(name string) bool { return slices.Contains(electRecipeNames, name) }
 
@@ -58,6 +58,9 @@ type electResult struct {
 	// term's start (electfloor: the watch event).
 	p50, p99   time.Duration
 	violations int64
+	// session is the negotiated session timeout (latchcrash only; printed
+	// as session_ms when set).
+	session time.Duration
 }
 
 // setFailovers sets the percentiles from the samples.
@@ -74,9 +77,13 @@ func (r electResult) line() string {
 	if secs > 0 {
 		perSec = float64(r.terms) / secs
 	}
-	return fmt.Sprintf("recipe=%s participants=%d iters=%d terms=%d secs=%.2f terms_per_s=%.1f failover_p50_ms=%.2f failover_p99_ms=%.2f violations=%d",
+	line := fmt.Sprintf("recipe=%s participants=%d iters=%d terms=%d secs=%.2f terms_per_s=%.1f failover_p50_ms=%.2f failover_p99_ms=%.2f violations=%d",
 		r.recipe, r.participants, r.iters, r.terms, secs, perSec,
 		millis(r.p50), millis(r.p99), r.violations)
+	if r.session > 0 {
+		line += fmt.Sprintf(" session_ms=%d", r.session.Milliseconds())
+	}
+	return line
 }
 
 // runElection runs one election recipe: warm-up terms first (not
@@ -98,17 +105,21 @@ func runElection(ctx context.Context, e *env, cfg runConfig) (electResult, error
 		return runElectFloor(ctx, e, cfg, dir)
 	case recipeCuratorLatch, recipeCuratorRun:
 		return runCuratorElection(ctx, e, cfg, dir)
+	case recipeLatchCrash:
+		return runLatchCrash(ctx, e, cfg, dir)
 	}
 	return electResult{}, fmt.Errorf("unknown election recipe %q", cfg.recipe)
 }
 
 // termDetector is the bench's own check of an election: a term that starts
 // while another term's context is still live is a violation, and so is a
-// token not greater than the previous term's.
+// token not greater than the previous term's (unless both terms are on one
+// node: a latch that resumed on its node after a reconnect keeps its token).
 type termDetector struct {
 	mu         sync.Mutex
 	live       []detectedTerm
 	lastToken  int64
+	lastNode   string
 	violations int64
 }
 
@@ -116,6 +127,7 @@ type termDetector struct {
 type detectedTerm interface {
 	Err() error
 	Token() int64
+	Node() string
 }
 
 func (d *termDetector) begin(t detectedTerm) {
@@ -131,10 +143,10 @@ func (d *termDetector) begin(t detectedTerm) {
 		}
 	}
 	d.live = append(kept, t)
-	if t.Token() <= d.lastToken {
+	if t.Token() < d.lastToken || (t.Token() == d.lastToken && t.Node() != d.lastNode) {
 		d.violations++
 	}
-	d.lastToken = t.Token()
+	d.lastToken, d.lastNode = t.Token(), t.Node()
 }
 
 func (d *termDetector) count() int64 {
@@ -147,6 +159,7 @@ func (d *termDetector) count() int64 {
 type termStart struct {
 	who int
 	at  time.Time
+	l   *election.Latch
 }
 
 // latchParticipant is one latch on a client of its own.
@@ -526,6 +539,9 @@ func parseElectLine(out, recipe string) (electResult, error) {
 	res.elapsed = time.Duration(num("secs") * float64(time.Second))
 	p50, p99 := num("failover_p50_ms"), num("failover_p99_ms")
 	res.violations = int64(num("violations"))
+	if _, ok := f["session_ms"]; ok {
+		res.session = time.Duration(num("session_ms")) * time.Millisecond
+	}
 	if err := errors.Join(errs...); err != nil {
 		return electResult{}, fmt.Errorf("line %q: %w", line, err)
 	}
