@@ -59,6 +59,18 @@
 // the same token. A lost session ends the term; the latch gives the old
 // node up (guaranteed delete) and queues again with a new one.
 //
+// # Listeners and CloseMode
+//
+// Besides Await and Terms, a Latch can tell listeners (WithListener) of
+// each term: isLeader as it starts, notLeader once its context is
+// cancelled, one call at a time, in order, on a goroutine of the latch's
+// own. WithCloseMode is Curator's CloseMode: under CloseSilent (the
+// default) Close makes no notLeader call for the term it ends, under
+// CloseNotifyLeader it does. The mode changes that call only: Close always
+// cancels the term's context first, so a leader's work that follows its
+// context stops in either mode (in Curator, work that a listener stops in
+// notLeader goes on after a silent close).
+//
 // # Watching an election
 //
 // Leader and Participants read an election's path (a Latch's or a Run's);

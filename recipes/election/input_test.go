@@ -71,6 +71,15 @@ func TestBadInput(t *testing.T) {
 	if _, err := election.NewLatch(c, "/a", nil); !errors.Is(err, election.ErrInvalidArgument) {
 		t.Errorf("NewLatch(nil option): %v", err)
 	}
+	if _, err := election.NewLatch(c, "/a", election.WithCloseMode(election.CloseMode(7))); !errors.Is(err, election.ErrInvalidArgument) {
+		t.Errorf("NewLatch(unknown close mode): %v", err)
+	}
+	if _, err := election.NewLatch(c, "/a", election.WithListener(nil, nil)); !errors.Is(err, election.ErrInvalidArgument) {
+		t.Errorf("NewLatch(empty listener): %v", err)
+	}
+	if err := election.Run(ctx, c, "/a", lead, election.WithListener(nil, nil)); !errors.Is(err, election.ErrInvalidArgument) {
+		t.Errorf("Run(empty listener): %v", err)
+	}
 	if err := election.Run(ctx, nil, "/a", lead); !errors.Is(err, election.ErrInvalidArgument) {
 		t.Errorf("Run(nil client): %v", err)
 	}

@@ -22,6 +22,8 @@ type Latch struct {
 	path string
 	id   string
 	req  queue.Request
+	mode CloseMode
+	note *notifier // the listeners' calls
 
 	startMu sync.Mutex // serialises Start and Close
 
@@ -50,6 +52,8 @@ func NewLatch(c *client.Client, path string, opts ...Option) (*Latch, error) {
 	return &Latch{
 		c: c, q: queue.New(c, path, markers...), path: path, id: o.id,
 		req:     request(LatchName, o),
+		mode:    o.closeMode,
+		note:    newNotifier(o.listeners),
 		changed: make(chan struct{}),
 		terms:   make(chan *Term, 1),
 	}, nil
@@ -105,6 +109,7 @@ func (l *Latch) Start(ctx context.Context) error {
 	l.started, l.node, l.stop, l.done = true, node, stop, make(chan struct{})
 	done := l.done
 	l.mu.Unlock()
+	l.note.start()
 	go l.campaign(run, node, done)
 	return nil
 }
@@ -198,7 +203,9 @@ func (l *Latch) Node() string {
 }
 
 // Close leaves the election: the current term's context is cancelled
-// (cause ErrClosed) before anything else, then the latch's node is deleted
+// (cause ErrClosed) before anything else, whatever the CloseMode (which
+// only says whether the listeners' NotLeader is called for that term),
+// then the latch's node is deleted
 // with a guaranteed delete: if that cannot finish within ctx (nil means no
 // deadline), the latch is closed all the same, the client keeps deleting the
 // node in the background while its session lives, and the error wraps
@@ -254,6 +261,7 @@ func (l *Latch) setNode(n client.ProtectedNode) {
 // queue again with a new one.
 func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done chan struct{}) {
 	defer close(done)
+	defer l.note.finish() // the campaign makes the only calls
 	b := newBackoff()
 	for ctx.Err() == nil {
 		if node.Path == "" {
@@ -298,7 +306,7 @@ func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done ch
 			why = ErrClosed
 		}
 		t.end(why)
-		l.finish(t)
+		l.finish(t, why != ErrClosed || l.mode == CloseNotifyLeader)
 		held.Drop()
 		switch {
 		case ctx.Err() != nil:
@@ -351,15 +359,21 @@ func (l *Latch) begin(t *Term) {
 	}
 	l.terms <- t
 	l.broadcastLocked()
+	l.note.post(t, true)
 }
 
-func (l *Latch) finish(t *Term) {
+// finish records that t has ended (its context is cancelled); notify says
+// whether the listeners hear of it.
+func (l *Latch) finish(t *Term, notify bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.term == t {
 		l.term = nil
 	}
 	l.broadcastLocked()
+	if notify {
+		l.note.post(t, false)
+	}
 }
 
 // waitConnected returns once c has a connection (Disconnected is open),

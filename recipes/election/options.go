@@ -11,6 +11,9 @@ type options struct {
 	id          string
 	sessionOnly bool
 	runOnce     bool
+	closeMode   CloseMode
+	listeners   []listener
+	bad         string // why an option was refused
 }
 
 // WithID sets the participant id, written as the node's data (UTF-8), as
@@ -41,6 +44,9 @@ func apply(opts []Option) (options, error) {
 			return options{}, invalidArg("nil option")
 		}
 		opt(&o)
+		if o.bad != "" {
+			return options{}, invalidArg("%s", o.bad)
+		}
 	}
 	return o, nil
 }
