@@ -164,6 +164,8 @@ sel() { grep "^recipe=$1 " "$results" || true; }
 med() { sel "$1" | field "$2" | median; }
 sum() { sel "$1" | field "$2" | awk '{s+=$1} END {print s+0}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "nan"}'; }
+# rawratio: unrounded, for the verdicts (0.502 must not pass as 0.50).
+rawratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.6f", a/b; else print "nan"}'; }
 # byround RECIPE_A RECIPE_B KEY: A's KEY / B's KEY, per round.
 byround() {
 	local out="" a b
@@ -184,9 +186,9 @@ c50="$(med curator-latch failover_p50_ms)"; c99="$(med curator-latch failover_p9
 gt="$(med run terms_per_s)"; ct="$(med curator-run terms_per_s)"
 gr50="$(med run failover_p50_ms)"; gr99="$(med run failover_p99_ms)"
 cr50="$(med curator-run failover_p50_ms)"; cr99="$(med curator-run failover_p99_ms)"
-t1="$(verdict "$(ratio "$g50" "$c50")" "<=" 0.5 "≤0.5× Curator")"
-t2="$(verdict "$(ratio "$g50" "$f50")" "<=" 1.5 "≤1.5× floor")"
-t3="$(verdict "$(ratio "$gt" "$ct")" ">=" 2 "≥2× Curator")"
+t1="$(verdict "$(rawratio "$g50" "$c50")" "<=" 0.5 "≤0.5× Curator")"
+t2="$(verdict "$(rawratio "$g50" "$f50")" "<=" 1.5 "≤1.5× floor")"
+t3="$(verdict "$(rawratio "$gt" "$ct")" ">=" 2 "≥2× Curator")"
 
 echo
 echo "Medians of $ROUNDS rounds; one local ZooKeeper 3.8; P=$P participants, each its own session; $ITERS measured terms after $WARMUP unmeasured, each measurement at most $BUDGET."
