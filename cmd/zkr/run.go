@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/recipes/election"
+	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// envToken is the environment variable a child gets its fencing token in.
+const envToken = "ZKR_FENCING_TOKEN"
+
+// childResult is how a child ended.
+type childResult struct {
+	code int  // its exit status (128+signal when killed by a signal)
+	lost bool // the holding was lost while it ran
+}
+
+// runChild runs argv with the token in its environment, and SIGTERMs it when
+// lost closes or stop is cancelled (SIGKILL after grace). It returns once the
+// child has ended.
+func runChild(stop context.Context, lost <-chan struct{}, argv []string, token int64, grace time.Duration) (childResult, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), envToken+"="+strconv.FormatInt(token, 10))
+	// Its own process group, so that a loss signals everything it started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return childResult{}, fail(127, "cannot start %s: %v", argv[0], errors.Unwrap(err))
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var res childResult
+	var kill <-chan time.Time
+	group := -cmd.Process.Pid
+	terminate := func() {
+		if kill == nil {
+			_ = syscall.Kill(group, syscall.SIGTERM)
+			kill = time.NewTimer(grace).C
+		}
+	}
+	stopped := stop.Done()
+	for {
+		select {
+		case err := <-done:
+			res.code = exitStatus(cmd, err)
+			if res.lost {
+				// What it left running works without the lock: end it now.
+				_ = syscall.Kill(group, syscall.SIGKILL)
+			}
+			return res, nil
+		case <-lost:
+			lost, res.lost = nil, true
+			terminate()
+		case <-stopped:
+			stopped = nil
+			terminate()
+		case <-kill:
+			_ = syscall.Kill(group, syscall.SIGKILL)
+			kill = nil
+		}
+	}
+}
+
+// exitStatus is a shell's view of how the child ended.
+func exitStatus(cmd *exec.Cmd, err error) int {
+	if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+		return 128 + int(st.Signal())
+	}
+	if cmd.ProcessState != nil {
+		return cmd.ProcessState.ExitCode()
+	}
+	if err != nil {
+		return 1
+	}
+	return 0
+}
+
+// finish turns a child's end into zkr's exit.
+func finish(res childResult, what string) error {
+	if res.lost {
+		code := res.code
+		if code == 0 {
+			code = exitNotFound
+		}
+		fmt.Fprintf(os.Stderr, "zkr: %s was lost while the command ran; it was terminated\n", what)
+		return &exitError{code: code}
+	}
+	if res.code != 0 {
+		return &exitError{code: res.code}
+	}
+	return nil
+}
+
+func splitCommand(cmd *cobra.Command, args []string) (string, []string, error) {
+	dash := cmd.ArgsLenAtDash()
+	if len(args) < 2 || dash != 1 {
+		return "", nil, usageErr("usage: zkr %s PATH -- CMD [ARGS...]", cmd.Name())
+	}
+	if err := checkPath(args[0]); err != nil {
+		return "", nil, err
+	}
+	return args[0], args[1:], nil
+}
+
+func newLock(g *globals) *cobra.Command {
+	var grace time.Duration
+	var try bool
+	var data string
+	cmd := &cobra.Command{
+		Use:   "lock PATH -- CMD [ARGS...]",
+		Short: "Run a command while holding the mutex at PATH",
+		Long: `lock takes the mutex at PATH (recipes/mutex, Curator's InterProcessMutex;
+node data: this host's address, or --data), then runs CMD with its fencing
+token (the lock node's czxid) in ZKR_FENCING_TOKEN. The command's exit status
+is passed through. When the holding may be lost (the connection is suspended,
+the session lost, the node deleted), the command gets SIGTERM, and SIGKILL
+after --grace; zkr then exits with the command's status, or 1 if that was 0.
+The command runs in its own process group, and these signals go to the whole
+group (what is still running in it once the command ended after a loss is
+killed). SIGINT/SIGTERM to zkr are passed on to the group as SIGTERM. With --try,
+zkr exits 1 at once when another process holds the lock.`,
+		Example: `  zkr lock /locks/nightly -- ./nightly.sh --full
+  zkr lock --try --grace 30s /locks/backup -- sh -c 'backup --fence "$ZKR_FENCING_TOKEN"'`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, argv, err := splitCommand(cmd, args)
+			if err != nil {
+				return err
+			}
+			if grace <= 0 {
+				return usageErr("--grace must be positive")
+			}
+			ctx, stop := signalContext()
+			defer stop()
+			c, err := g.connect(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			var opts []mutex.Option
+			if data != "" {
+				opts = append(opts, mutex.WithData([]byte(data)))
+			}
+			m, err := mutex.New(c, p, opts...)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			if try {
+				err = m.TryLock(ctx)
+			} else {
+				err = m.Lock(ctx)
+			}
+			var le *mutex.LockedError
+			switch {
+			case errors.As(err, &le):
+				return fail(exitNotFound, "%s is held (by %s)", p, dash(decodeData(le.Data)))
+			case err != nil && ctx.Err() != nil:
+				return fail(exitNotFound, "interrupted while waiting for %s", p)
+			case err != nil:
+				return opErr(p, err)
+			}
+			uctx, ucancel := context.WithTimeout(context.Background(), g.timeout)
+			defer ucancel()
+			defer func() { _ = m.Unlock(uctx) }()
+			token, err := m.Token(ctx)
+			if err != nil {
+				return fail(exitNotFound, "lock %s was lost before the command started", p)
+			}
+			res, err := runChild(ctx, m.Lost(), argv, token, grace)
+			if err != nil {
+				return err
+			}
+			return finish(res, "the lock "+p)
+		},
+	}
+	cmd.Flags().DurationVar(&grace, "grace", 10*time.Second, "time between SIGTERM and SIGKILL when the lock is lost")
+	cmd.Flags().BoolVar(&try, "try", false, "exit 1 at once when the lock is held")
+	cmd.Flags().StringVar(&data, "data", "", "lock node data (default: this host's address, as Curator)")
+	return cmd
+}
+
+func newElect(g *globals) *cobra.Command {
+	var grace time.Duration
+	var id string
+	cmd := &cobra.Command{
+		Use:   "elect PATH -- CMD [ARGS...]",
+		Short: "Run a command while leading the election at PATH",
+		Long: `elect campaigns in the election at PATH (election.Run, Curator's
+LeaderSelector: "lock-" nodes whose data is the participant id), and once it
+leads runs CMD once with the term's fencing token in ZKR_FENCING_TOKEN. The
+command's exit status is passed through. When leadership may be gone, the
+command gets SIGTERM, and SIGKILL after --grace; zkr then exits with the
+command's status, or 1 if that was 0. The node is deleted only after the
+command has ended, so the next leader starts after it.`,
+		Example: `  zkr elect /elections/scheduler -- ./scheduler
+  zkr elect --id "$(hostname)-a" /elections/scheduler -- ./scheduler --serve`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, argv, err := splitCommand(cmd, args)
+			if err != nil {
+				return err
+			}
+			if grace <= 0 {
+				return usageErr("--grace must be positive")
+			}
+			if id == "" {
+				id = string(queue.DefaultData())
+				if h, err := os.Hostname(); err == nil && h != "" {
+					id = h
+				}
+			}
+			ctx, stop := signalContext()
+			defer stop()
+			c, err := g.connect(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			var res childResult
+			var childErr error
+			led := false
+			err = election.Run(ctx, c, p, func(tctx context.Context, t *election.Term) error {
+				led = true
+				res, childErr = runChild(ctx, tctx.Done(), argv, t.Token(), grace)
+				return nil
+			}, election.WithRunOnce(), election.WithID(id))
+			if childErr != nil {
+				return childErr
+			}
+			if ctx.Err() != nil {
+				res.lost = false // the term ended because zkr was interrupted
+			}
+			if !led {
+				if ctx.Err() != nil {
+					return fail(exitNotFound, "interrupted while waiting to lead %s", p)
+				}
+				return opErr(p, err)
+			}
+			return finish(res, "leadership of "+p)
+		},
+	}
+	cmd.Flags().DurationVar(&grace, "grace", 10*time.Second, "time between SIGTERM and SIGKILL when leadership is lost")
+	cmd.Flags().StringVar(&id, "id", "", "participant id written in the node (default: the host name)")
+	return cmd
+}
