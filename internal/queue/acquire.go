@@ -43,6 +43,13 @@ type Request struct {
 	// czxid: a downgraded read holding continues its write holding, so it
 	// keeps that holding's token and place.
 	Token int64
+	// ReadOwn makes the waiter read its own node while it waits (beside its
+	// first listing), rather than leave the read to the holder's monitor:
+	// the grant then comes with the token known and the node's owner
+	// checked against its session, with no read after it. Elections set it:
+	// a term must not start before both, and this keeps the read off the
+	// handoff's critical path. It costs every contender that one read.
+	ReadOwn bool
 }
 
 // Acquire creates the contender's node and waits until the predicate says it
@@ -96,6 +103,7 @@ func (q *Queue) attempt(ctx context.Context, req Request) (*Held, error) {
 		return nil, err
 	}
 	w := &waiter{q: q, req: req, node: node, name: path.Base(node.Path), token: req.Token}
+	w.readOwn(ctx)
 	if req.Session != nil && node.Session != req.Session {
 		w.abandon()
 		return nil, ErrLost
@@ -122,6 +130,59 @@ type waiter struct {
 
 	target watched // the node waited for
 	early  watched // the node before it
+
+	own <-chan ownRead // Request.ReadOwn's read of the waiter's node, if under way
+}
+
+// ownRead is the result of a waiter's read of its own node.
+type ownRead struct {
+	czxid, owner int64
+	err          error
+}
+
+// readOwn starts Request.ReadOwn's read of the waiter's node, on a
+// goroutine that ends with the reply (or ctx).
+func (w *waiter) readOwn(ctx context.Context) {
+	if !w.req.ReadOwn || w.token != 0 {
+		return
+	}
+	out := make(chan ownRead, 1)
+	w.own = out
+	go func() {
+		_, st, err := w.q.c.Get(ctx, w.node.Path)
+		r := ownRead{err: err}
+		if st != nil {
+			r.czxid, r.owner = st.Czxid, st.EphemeralOwner
+		}
+		out <- r
+	}()
+}
+
+// vouch waits for readOwn's read, if any: the node must be there and its
+// session's, and its czxid becomes the token. A read that failed for
+// another reason (the connection, say) leaves the token to the holder's
+// monitor, as without ReadOwn.
+func (w *waiter) vouch(ctx context.Context) error {
+	if w.own == nil {
+		return nil
+	}
+	var r ownRead
+	select {
+	case r = <-w.own:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	w.own = nil
+	switch {
+	case errors.Is(r.err, zk.ErrNoNode):
+		return ErrNodeDeleted
+	case r.err != nil:
+		return nil
+	case r.owner != w.node.Session.ID():
+		return errForeignNode
+	}
+	w.token = r.czxid
+	return nil
 }
 
 func (w *waiter) run(ctx context.Context) (*Held, error) {
@@ -146,6 +207,9 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 			// A decision is only as good as the connection it was seen
 			// on: after a suspension, look again with a fresh view.
 			if !isClosed(disc) {
+				if err := w.vouch(ctx); err != nil {
+					return nil, err
+				}
 				return w.hold(disc), nil
 			}
 		} else {

@@ -42,6 +42,7 @@ func (q *Queue) Enter(ctx context.Context, req Request) (client.ProtectedNode, e
 // that it is gone (deleted, or its session ended) and a new one is needed.
 func (q *Queue) Resume(ctx context.Context, req Request, node client.ProtectedNode) (*Held, error) {
 	w := &waiter{q: q, req: req, node: node, name: path.Base(node.Path)}
+	w.readOwn(ctx)
 	return w.run(ctx)
 }
 

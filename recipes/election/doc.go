@@ -34,8 +34,9 @@
 // # Terms
 //
 // A Term is one span of leadership. It starts only after the participant
-// has read its own node, on a listing taken after its latest reconnect, and
-// found that the node's ephemeralOwner is its live session (a node left by
+// has read its own node (while it waited, so the read is not on the
+// failover's critical path) and found that the node's ephemeralOwner is
+// its live session, on a listing taken after its latest reconnect (a node left by
 // an expired session never makes anyone leader: Curator's CURATOR-696). Its
 // Token is the node's creation zxid, which grows strictly from one leader's
 // node to the next: give it to the resource the leader writes to, which can

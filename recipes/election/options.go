@@ -70,5 +70,6 @@ func request(marker string, o options) queue.Request {
 		Predicate:             queue.Exclusive,
 		Wait:                  true,
 		LostOnSessionLossOnly: o.sessionOnly,
+		ReadOwn:               true, // the term starts with token and owner known
 	}
 }
