@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -325,7 +326,7 @@ func TestLockTerminatesTheChildWhenTheNodeIsDeleted(t *testing.T) {
 	dir := t.TempDir()
 	done := make(chan result, 1)
 	go func() {
-		done <- zkrIn(t, dir, ns, "lock", "--grace", "500ms", "/jobs/lost", "--", "sh", "-c", "trap '' TERM; sleep 60 & echo $! > bgpid; touch started; wait")
+		done <- zkrIn(t, dir, ns, "lock", "--grace", "500ms", "/jobs/lost", "--", "sh", "-c", "trap '' TERM; sleep 60 >/dev/null 2>&1 & echo $! > bgpid; touch started; wait")
 	}()
 	require.Eventually(t, func() bool {
 		_, err := os.Stat(filepath.Join(dir, "started"))
@@ -344,6 +345,9 @@ func TestLockTerminatesTheChildWhenTheNodeIsDeleted(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, "bgpid"))
 	require.NoError(t, err)
 	pid := strings.TrimSpace(string(b))
+	if n, err := strconv.Atoi(pid); err == nil {
+		t.Cleanup(func() { _ = syscall.Kill(n, syscall.SIGKILL) }) // should it have survived
+	}
 	require.Eventually(t, func() bool {
 		stat, err := os.ReadFile("/proc/" + pid + "/stat")
 		if err != nil {

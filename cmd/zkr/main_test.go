@@ -68,7 +68,13 @@ func namespace(t testing.TB) string {
 // connect starts a library client in ns, closed at cleanup.
 func connect(t testing.TB, ns string) *client.Client {
 	t.Helper()
-	c, err := client.New(client.WithServers(shared.Addrs()...), client.WithSessionTimeout(10*time.Second),
+	return connect2(t, shared.ConnectString(), ns)
+}
+
+// connect2 is connect to the servers at addr.
+func connect2(t testing.TB, addr, ns string) *client.Client {
+	t.Helper()
+	c, err := client.New(client.WithServers(strings.Split(addr, ",")...), client.WithSessionTimeout(10*time.Second),
 		client.WithNamespace(ns))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -99,7 +105,13 @@ func zkr(t testing.TB, ns string, args ...string) result {
 // zkrIn is zkr run in dir (the test's working directory when "").
 func zkrIn(t testing.TB, dir, ns string, args ...string) result {
 	t.Helper()
-	full := append([]string{"--zk", shared.ConnectString(), "--namespace", ns}, args...)
+	return zkrAt(t, shared.ConnectString(), dir, ns, args...)
+}
+
+// zkrAt is zkrIn against the servers at addr.
+func zkrAt(t testing.TB, addr, dir, ns string, args ...string) result {
+	t.Helper()
+	full := append([]string{"--zk", addr, "--namespace", ns}, args...)
 	cmd := exec.Command(zkrBin, full...)
 	cmd.Dir = dir
 	var out, errb bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -83,7 +84,7 @@ func watchOnce(ctx context.Context, c clientAPI, p string, print func(*View)) (<
 	}
 	relay(ch)
 	if !ok {
-		fmt.Println(p + ": no such node (waiting for it)")
+		fmt.Fprintln(os.Stderr, p+": no such node (waiting for it)")
 		return fired, nil
 	}
 	for _, d := range []string{p, join(p, "leases"), join(p, "locks")} {
