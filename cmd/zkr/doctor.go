@@ -52,7 +52,16 @@ func diagnose(v *View, o doctorOpts) []Finding {
 		out = append(out, Finding{Path: join(v.Path, f), Problem: "foreign-child",
 			Detail: "child that is no contender (no recipe marker in its name)"})
 	}
-	if v.Kind == kindSemaphore && v.Limit != nil && len(v.Nodes) > *v.Limit {
+	// The acquirer holding locks/ waits for room with its lease node made:
+	// one node over the limit is normal while it does.
+	allowed := 0
+	if v.Limit != nil {
+		allowed = *v.Limit
+		if len(v.Acquirers) > 0 {
+			allowed++
+		}
+	}
+	if v.Kind == kindSemaphore && v.Limit != nil && len(v.Nodes) > allowed {
 		out = append(out, Finding{Path: v.Path, Problem: "over-limit",
 			Detail: fmt.Sprintf("%d lease nodes, limit %d written on the node", len(v.Nodes), *v.Limit)})
 	}

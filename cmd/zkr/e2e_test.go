@@ -196,6 +196,8 @@ func TestShowSemaphoreAtItsLimit(t *testing.T) {
 	r = zkr(t, ns, "ls")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Regexp(t, `semaphore\s+/licences\s+host-a,host-b\s+1\s+2/2`, r.stdout)
+	r = zkr(t, ns, "doctor")
+	require.Equal(t, 0, r.code, "at the limit with one acquirer waiting is no problem: %s", r.stdout)
 }
 
 func TestShowRWLockWithDowngrade(t *testing.T) {
@@ -487,6 +489,26 @@ func TestDoctorFindsPersistentParentAndForeignChild(t *testing.T) {
 	r = zkr(t, ns, "doctor", "/good")
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	require.Contains(t, r.stdout, "no problems found")
+	time.Sleep(20 * time.Millisecond)
+	r = zkr(t, ns, "doctor", "--older-than", "10ms", "/good")
+	require.Equal(t, 1, r.code, r.stdout+r.stderr)
+	require.Regexp(t, `^old-holder  /good/lock/_c_[-0-9a-f]{36}-lock-0000000000  holder for `, r.stdout)
+
+	// A semaphore with more lease nodes than the limit written on it (and
+	// nobody waiting in locks/).
+	_, err = c.CreateWithParents(ctx, "/sem", []byte("1"), 0)
+	require.NoError(t, err)
+	_, err = c.CreateWithParents(ctx, "/sem/locks", nil, 0)
+	require.NoError(t, err)
+	_, err = c.Create(ctx, "/sem/leases", nil, 0)
+	require.NoError(t, err)
+	for range 2 {
+		_, err = c.CreateProtected(ctx, "/sem/leases/lease-", nil, zk.FlagEphemeral|zk.FlagSequence)
+		require.NoError(t, err)
+	}
+	r = zkr(t, ns, "doctor", "/sem")
+	require.Equal(t, 1, r.code, r.stdout+r.stderr)
+	require.Equal(t, "over-limit  /sem  2 lease nodes, limit 1 written on the node\n", r.stdout)
 }
 
 func TestBadInput(t *testing.T) {

@@ -65,7 +65,7 @@ func headline(v *View) string {
 		}
 		fmt.Fprintf(&b, "  acquirers %d", len(v.Acquirers))
 	case kindNone:
-		b.WriteString("  (no recipe recognised)")
+		fmt.Fprintf(&b, "  (no recipe recognised; %d %s)", v.Children, plural(v.Children, "child", "children"))
 	default:
 		fmt.Fprintf(&b, "  %d %s", len(v.Nodes), plural(len(v.Nodes), "node", "nodes"))
 	}

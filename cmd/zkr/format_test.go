@@ -243,5 +243,9 @@ func TestEntryOfAndDiagnose(t *testing.T) {
 		"foreign-child /l/junk",
 		"old-holder /l/_c_0123456789abcdef0123456789abcdef-lock-0000000000",
 	}, got)
+	// At its limit with one acquirer waiting in locks/: normal.
+	two := 2
+	require.Empty(t, diagnose(&View{Path: "/s", Kind: kindSemaphore, Nodes: nodes, Acquirers: acq[:1], Limit: &two}, doctorOpts{}))
+	require.Len(t, diagnose(&View{Path: "/s", Kind: kindSemaphore, Nodes: nodes, Limit: &two}, doctorOpts{}), 1)
 	require.Len(t, busySessions(map[string]int{"0x1": 3, "0x2": 1}, 2), 1)
 }

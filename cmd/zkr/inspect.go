@@ -79,6 +79,8 @@ func inspect(ctx context.Context, c *client.Client, p string) (*View, error) {
 		if v.Nodes == nil {
 			v.Nodes = []NodeView{}
 		}
+	case kindNone:
+		v.Children = len(kids) // a plain node: its children are no queue
 	default:
 		raw, err := readChildren(ctx, c, p, kids)
 		if err != nil {

@@ -98,6 +98,8 @@ type View struct {
 	Count *CountView `json:"count,omitempty"`
 	// Foreign lists children that carry no recipe marker (no contenders).
 	Foreign []string `json:"foreign,omitempty"`
+	// Children counts the children of a node of kind none.
+	Children int `json:"children,omitempty"`
 }
 
 // decodeData renders node data: printable UTF-8 as is, else hex.

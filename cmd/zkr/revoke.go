@@ -25,7 +25,10 @@ func newRevoke(g *globals) *cobra.Command {
 		Long: `revoke writes Curator's "__REVOKE__" marker into the holder's node of the
 lock at PATH (or into NODE, a contender's node name as zkr show prints it),
 which calls the holder's revocation listener (mutex.WithRevocationListener,
-Curator's RevocationListener). A holder without a listener ignores it.
+Curator's RevocationListener). A holder without a listener ignores it. Without
+NODE, the first holder is asked (of several readers, the first in the queue).
+Locks only (mutex, rwlock, a LeaderSelector's "lock-" nodes): exit 2 on
+another kind.
 Exit 1 when there is no holder or NODE is not a contender.`,
 		Example: `  zkr revoke /locks/nightly
   zkr revoke /locks/nightly _c_0f8c1e0e-3f5c-4a4e-9d0b-7a1d2c3b4a59-lock-0000000042`,
@@ -40,7 +43,7 @@ Exit 1 when there is no holder or NODE is not a contender.`,
 				if err != nil {
 					return opErr(p, err)
 				}
-				if v.Kind != kindMutex && v.Kind != kindRWLock && v.Kind != kindLatch {
+				if v.Kind != kindMutex && v.Kind != kindRWLock {
 					if v.Kind == kindNone {
 						return fail(exitNotFound, "%s: no holder (no lock here)", p)
 					}

@@ -52,7 +52,7 @@ Environment: ZKR_ZK (servers, as --zk), ZKR_AUTH (user:password, digest auth).`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.zk, "zk", "", "ZooKeeper servers host:port,... (default $ZKR_ZK, else 127.0.0.1:2181)")
 	pf.StringVar(&g.namespace, "namespace", "", "root every path under this namespace (client.WithNamespace)")
-	pf.DurationVar(&g.timeout, "timeout", 10*time.Second, "connect and request timeout")
+	pf.DurationVar(&g.timeout, "timeout", 10*time.Second, "time to connect, and for a read command's reads")
 	pf.DurationVar(&g.sessionTimeout, "session-timeout", 10*time.Second, "session timeout asked of the server")
 	pf.BoolVar(&g.verbose, "verbose", false, "log the client's connection state changes to stderr")
 	root.AddCommand(
@@ -64,7 +64,7 @@ Environment: ZKR_ZK (servers, as --zk), ZKR_AUTH (user:password, digest auth).`,
 
 // addJSON adds --json to a read command.
 func addJSON(cmd *cobra.Command, g *globals) {
-	cmd.Flags().BoolVar(&g.json, "json", false, "print JSON (field names documented in zkr help output)")
+	cmd.Flags().BoolVar(&g.json, "json", false, "print JSON (field names: see this command's help)")
 }
 
 // servers returns the server list from --zk, else ZKR_ZK.

@@ -12,7 +12,8 @@ import (
 const viewFields = `JSON fields (stable): path, kind (mutex|rwlock|semaphore|latch|count|none),
 nodes[] in queue order, acquirers[] (a semaphore's locks/ queue), limit (a
 semaphore's limit written on its node), count {value, version}, foreign[]
-(children that are no contender). Each node: name, role (holder|waiter|reader|
+(children that are no contender), children (the number of children of a
+node of kind none). Each node: name, role (holder|waiter|reader|
 writer|lease|leader|participant), mode (read|write, rwlock only), session (hex),
 created (RFC 3339), age_seconds, data (text, or 0x-hex), token (czxid, the
 fencing token), watches (the node a waiter waits for).`
