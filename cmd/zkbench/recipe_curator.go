@@ -40,43 +40,44 @@ func curatorClasspath() (string, error) {
 	for _, j := range curatorBenchJars {
 		p := filepath.Join("/usr/share/java", j)
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("curator-semaphore needs %s (bash scripts/install-deps.sh): %w", p, err)
+			return "", fmt.Errorf("the Curator benches need %s (bash scripts/install-deps.sh): %w", p, err)
 		}
 		cp = append(cp, p)
 	}
 	return strings.Join(cp, ":"), nil
 }
 
-// buildCuratorBench compiles the embedded Java source, once per version of
-// it: the classes are kept in the temp directory under the source's hash
-// and reused by later runs. It returns the class path to run it with.
-func buildCuratorBench(ctx context.Context) (string, error) {
+// buildJavaBench compiles an embedded Java bench program against Curator's
+// jars, once per version of its source (kept in the temp directory under
+// the source's hash), and returns the class path
+// to run it with.
+func buildJavaBench(ctx context.Context, class string, source []byte) (string, error) {
 	cp, err := curatorClasspath()
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(curatorBenchSource)
-	dir := filepath.Join(os.TempDir(), "zkbench-curator-"+hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(filepath.Join(dir, curatorBenchClass+".class")); err == nil {
+	sum := sha256.Sum256(source)
+	dir := filepath.Join(os.TempDir(), "zkbench-"+strings.ToLower(class)+"-"+hex.EncodeToString(sum[:8]))
+	if _, err := os.Stat(filepath.Join(dir, class+".class")); err == nil {
 		return dir + ":" + cp, nil
 	}
-	tmp, err := os.MkdirTemp(os.TempDir(), "zkbench-curator-build-")
+	tmp, err := os.MkdirTemp(os.TempDir(), "zkbench-java-build-")
 	if err != nil {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	src := filepath.Join(tmp, curatorBenchClass+".java")
-	if err := os.WriteFile(src, curatorBenchSource, 0o644); err != nil {
+	src := filepath.Join(tmp, class+".java")
+	if err := os.WriteFile(src, source, 0o644); err != nil {
 		return "", err
 	}
 	classes := filepath.Join(tmp, "classes")
 	out, err := exec.CommandContext(ctx, "javac", "-nowarn", "-d", classes, "-cp", cp, src).CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("javac %s: %w\n%s", curatorBenchClass, err, out)
+		return "", fmt.Errorf("javac %s: %w\n%s", class, err, out)
 	}
 	// Another zkbench may have built it meanwhile: either copy will do.
 	if err := os.Rename(classes, dir); err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, curatorBenchClass+".class")); serr != nil {
+		if _, serr := os.Stat(filepath.Join(dir, class+".class")); serr != nil {
 			return "", fmt.Errorf("keep the compiled classes: %w", err)
 		}
 	}
@@ -87,7 +88,7 @@ func buildCuratorBench(ctx context.Context) (string, error) {
 // process (java/CuratorSemaphoreBench.java), samples leases/ on the server
 // meanwhile as for Go's semaphore, and reads the program's result line.
 func runCurator(ctx context.Context, e *env, cfg semConfig, dir string) (semResult, error) {
-	cp, err := buildCuratorBench(ctx)
+	cp, err := buildJavaBench(ctx, curatorBenchClass, curatorBenchSource)
 	if err != nil {
 		return semResult{}, err
 	}

@@ -3,15 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -548,41 +544,4 @@ func parseElectLine(out, recipe string) (electResult, error) {
 	res.p50 = time.Duration(p50 * float64(time.Millisecond))
 	res.p99 = time.Duration(p99 * float64(time.Millisecond))
 	return res, nil
-}
-
-// buildJavaBench compiles an embedded Java bench program against Curator's
-// jars, once per version of its source (kept in the temp directory under
-// the source's hash, as buildCuratorBench does), and returns the class path
-// to run it with.
-func buildJavaBench(ctx context.Context, class string, source []byte) (string, error) {
-	cp, err := curatorClasspath()
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(source)
-	dir := filepath.Join(os.TempDir(), "zkbench-"+strings.ToLower(class)+"-"+hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(filepath.Join(dir, class+".class")); err == nil {
-		return dir + ":" + cp, nil
-	}
-	tmp, err := os.MkdirTemp(os.TempDir(), "zkbench-java-build-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	src := filepath.Join(tmp, class+".java")
-	if err := os.WriteFile(src, source, 0o644); err != nil {
-		return "", err
-	}
-	classes := filepath.Join(tmp, "classes")
-	out, err := exec.CommandContext(ctx, "javac", "-nowarn", "-d", classes, "-cp", cp, src).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("javac %s: %w\n%s", class, err, out)
-	}
-	// Another zkbench may have built it meanwhile: either copy will do.
-	if err := os.Rename(classes, dir); err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, class+".class")); serr != nil {
-			return "", fmt.Errorf("keep the compiled classes: %w", err)
-		}
-	}
-	return dir + ":" + cp, nil
 }
