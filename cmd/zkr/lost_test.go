@@ -22,7 +22,7 @@ func TestLockChildTerminatedWhenTheSessionIsCut(t *testing.T) {
 	dir := t.TempDir()
 	first := make(chan result, 1)
 	go func() {
-		first <- zkrAt(t, addr, dir, ns, "--session-timeout", "2s", "--timeout", "2s", "lock", "--grace", "5s", "/jobs/cut", "--",
+		first <- zkrAt(t, addr, dir, ns, "--session-timeout", "4s", "--timeout", "2s", "lock", "--grace", "5s", "/jobs/cut", "--",
 			"sh", "-c", `touch started1; trap 'touch ended1; exit 0' TERM; while :; do sleep 0.05; done`)
 	}()
 	waitFile(t, filepath.Join(dir, "started1"))
