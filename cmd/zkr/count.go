@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -102,4 +103,4 @@ type countJSON struct {
 	Version int32  `json:"version"`
 }
 
-func isNodeExists(err error) bool { return err != nil && errorsIs(err, zk.ErrNodeExists) }
+func isNodeExists(err error) bool { return err != nil && errors.Is(err, zk.ErrNodeExists) }

@@ -185,5 +185,3 @@ func (g *globals) with(f func(ctx context.Context, c clientAPI) error) error {
 	defer cancel()
 	return f(rctx, c)
 }
-
-func errorsIs(err, target error) bool { return errors.Is(err, target) }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -34,9 +35,10 @@ compact JSON view (the fields of zkr show --json) per line.`,
 			}
 			defer c.Close()
 			out := cmd.OutOrStdout()
+			w := newWatcher(c)
 			for ctx.Err() == nil {
 				wctx, cancel := context.WithTimeout(ctx, g.timeout)
-				events, err := watchOnce(wctx, c, p, func(v *View) {
+				err := w.once(wctx, p, func(v *View) {
 					if g.json {
 						b, _ := json.Marshal(v)
 						fmt.Fprintln(out, string(b))
@@ -54,7 +56,7 @@ compact JSON view (the fields of zkr show --json) per line.`,
 				}
 				select {
 				case <-ctx.Done():
-				case <-events:
+				case <-w.fired:
 				}
 			}
 			return nil
@@ -64,52 +66,74 @@ compact JSON view (the fields of zkr show --json) per line.`,
 	return cmd
 }
 
-// watchOnce sets the watches, then reads and prints the view (so no change
-// after the print is missed), and returns a channel that fires on the next
-// change.
-func watchOnce(ctx context.Context, c clientAPI, p string, print func(*View)) (<-chan struct{}, error) {
-	fired := make(chan struct{}, 1)
-	relay := func(ch <-chan zk.Event) {
-		go func() {
-			<-ch
-			select {
-			case fired <- struct{}{}:
-			default:
-			}
-		}()
-	}
-	ok, _, ch, err := c.ExistsW(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	relay(ch)
-	if !ok {
-		fmt.Fprintln(os.Stderr, p+": no such node (waiting for it)")
-		return fired, nil
+// watcher keeps at most one watch of each kind on each node it follows, so a
+// long watch does not pile up watches that never fire.
+type watcher struct {
+	c     clientAPI
+	fired chan struct{} // a change since the last view (capacity 1)
+	mu    sync.Mutex
+	armed map[string]bool // "data:/p", "children:/p/leases", ...
+}
+
+func newWatcher(c clientAPI) *watcher {
+	return &watcher{c: c, fired: make(chan struct{}, 1), armed: map[string]bool{}}
+}
+
+func (w *watcher) isArmed(key string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.armed[key]
+}
+
+// arm records a watch and signals fired once it triggers (a change, or the
+// watch ending with the session or the client).
+func (w *watcher) arm(key string, ch <-chan zk.Event) {
+	w.mu.Lock()
+	w.armed[key] = true
+	w.mu.Unlock()
+	go func() {
+		<-ch
+		w.mu.Lock()
+		delete(w.armed, key)
+		w.mu.Unlock()
+		select {
+		case w.fired <- struct{}{}:
+		default:
+		}
+	}()
+}
+
+// once sets the watches that are not set, then reads and prints the view
+// (so no change after the print is missed).
+func (w *watcher) once(ctx context.Context, p string, print func(*View)) error {
+	if !w.isArmed("data:" + p) {
+		_, _, ch, err := w.c.ExistsW(ctx, p) // creation, data change, deletion
+		if err != nil {
+			return err
+		}
+		w.arm("data:"+p, ch)
 	}
 	for _, d := range []string{p, join(p, "leases"), join(p, "locks")} {
-		_, _, ch, err := c.ChildrenW(ctx, d)
+		if w.isArmed("children:" + d) {
+			continue
+		}
+		_, _, ch, err := w.c.ChildrenW(ctx, d)
 		if isNoNode(err) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
-		relay(ch)
+		w.arm("children:"+d, ch)
 	}
-	_, _, ch, err = c.GetW(ctx, p)
-	if err == nil {
-		relay(ch)
-	} else if !isNoNode(err) {
-		return nil, err
-	}
-	v, err := inspect(ctx, c, p)
+	v, err := inspect(ctx, w.c, p)
 	if isNoNode(err) {
-		return fired, nil
+		fmt.Fprintln(os.Stderr, "zkr: "+p+": no such node (waiting for it)")
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	print(v)
-	return fired, nil
+	return nil
 }
