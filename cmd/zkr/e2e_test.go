@@ -546,3 +546,24 @@ func zkrNoServer(t *testing.T, args ...string) result {
 	}
 	return r
 }
+
+func TestLockTryAndWaitGiveUpOnAHeldLock(t *testing.T) {
+	ns := namespace(t)
+	ctx := ctxT(t, time.Minute)
+	m, err := mutex.New(connect(t, ns), "/jobs/busy", mutex.WithData([]byte("host-a")))
+	require.NoError(t, err)
+	require.NoError(t, m.Lock(ctx))
+	t.Cleanup(func() { _ = m.Unlock(context.Background()) })
+	dir := t.TempDir()
+	r := zkrIn(t, dir, ns, "lock", "--try", "/jobs/busy", "--", "touch", "ran")
+	requireOneLineError(t, r, 1)
+	require.Contains(t, r.stderr, "host-a")
+	r = zkrIn(t, dir, ns, "lock", "--wait", "300ms", "/jobs/busy", "--", "touch", "ran")
+	requireOneLineError(t, r, 1)
+	require.Contains(t, r.stderr, "not acquired within 300ms")
+	require.NoFileExists(t, filepath.Join(dir, "ran"))
+	// Nothing of theirs is left in the queue.
+	kids, _, err := connect(t, ns).Children(ctx, "/jobs/busy")
+	require.NoError(t, err)
+	require.Len(t, kids, 1)
+}

@@ -116,6 +116,7 @@ func splitCommand(cmd *cobra.Command, args []string) (string, []string, error) {
 func newLock(g *globals) *cobra.Command {
 	var grace time.Duration
 	var try bool
+	var wait time.Duration
 	var data string
 	cmd := &cobra.Command{
 		Use:   "lock PATH -- CMD [ARGS...]",
@@ -129,9 +130,11 @@ after --grace; zkr then exits with the command's status, or 1 if that was 0.
 The command runs in its own process group, and these signals go to the whole
 group (what is still running in it once the command ended after a loss is
 killed). SIGINT/SIGTERM to zkr are passed on to the group as SIGTERM. With --try,
-zkr exits 1 at once when another process holds the lock.`,
+zkr exits 1 at once when another process holds the lock; with --wait D, when
+it does not get the lock within D.`,
 		Example: `  zkr lock /locks/nightly -- ./nightly.sh --full
-  zkr lock --try --grace 30s /locks/backup -- sh -c 'backup --fence "$ZKR_FENCING_TOKEN"'`,
+  zkr lock --try --grace 30s /locks/backup -- sh -c 'backup --fence "$ZKR_FENCING_TOKEN"'
+  zkr lock --wait 5m /locks/report -- ./report.sh`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, argv, err := splitCommand(cmd, args)
@@ -156,15 +159,22 @@ zkr exits 1 at once when another process holds the lock.`,
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			if try {
-				err = m.TryLock(ctx)
-			} else {
-				err = m.Lock(ctx)
+			lctx, lcancel := ctx, context.CancelFunc(func() {})
+			if wait > 0 {
+				lctx, lcancel = context.WithTimeout(ctx, wait)
 			}
+			if try {
+				err = m.TryLock(lctx)
+			} else {
+				err = m.Lock(lctx)
+			}
+			lcancel()
 			var le *mutex.LockedError
 			switch {
 			case errors.As(err, &le):
 				return fail(exitNotFound, "%s is held (by %s)", p, dash(decodeData(le.Data)))
+			case err != nil && ctx.Err() == nil && lctx.Err() != nil:
+				return fail(exitNotFound, "%s was not acquired within %v", p, wait)
 			case err != nil && ctx.Err() != nil:
 				return fail(exitNotFound, "interrupted while waiting for %s", p)
 			case err != nil:
@@ -186,6 +196,7 @@ zkr exits 1 at once when another process holds the lock.`,
 	}
 	cmd.Flags().DurationVar(&grace, "grace", 10*time.Second, "time between SIGTERM and SIGKILL when the lock is lost")
 	cmd.Flags().BoolVar(&try, "try", false, "exit 1 at once when the lock is held")
+	cmd.Flags().DurationVar(&wait, "wait", 0, "exit 1 when the lock is not acquired within this time (0: wait as long as it takes)")
 	cmd.Flags().StringVar(&data, "data", "", "lock node data (default: this host's address, as Curator)")
 	return cmd
 }
