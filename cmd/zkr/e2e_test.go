@@ -297,6 +297,8 @@ func TestLockPassesStatusAndToken(t *testing.T) {
 
 	r = zkrIn(t, dir, ns, "lock", "/jobs/one", "--", "true")
 	require.Equal(t, 0, r.code, r.stderr)
+	r = zkrIn(t, dir, ns, "lock", "/jobs/one", "--", "/no/such/command")
+	requireOneLineError(t, r, 127)
 	// The lock node is gone once zkr returns.
 	c := connect(t, ns)
 	kids, _, err := c.Children(ctxT(t, 10*time.Second), "/jobs/one")

@@ -32,7 +32,7 @@ func readChildren(ctx context.Context, c *client.Client, dir string, names []str
 // inspect reads the recipe at p into a View. A missing node is an error
 // matching zk.ErrNoNode.
 func inspect(ctx context.Context, c *client.Client, p string) (*View, error) {
-	data, _, err := c.Get(ctx, p)
+	data, st, err := c.Get(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -44,11 +44,7 @@ func inspect(ctx context.Context, c *client.Client, p string) (*View, error) {
 	now := time.Now()
 	switch v.Kind {
 	case kindCount:
-		d, st, err := c.Get(ctx, p) // again, for a value and version read together
-		if err != nil {
-			return nil, err
-		}
-		if n, ok := parseCount(d); ok {
+		if n, ok := parseCount(data); ok {
 			v.Count = &CountView{Value: n, Version: st.Version}
 		} else {
 			v.Kind = kindNone

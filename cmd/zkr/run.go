@@ -36,7 +36,7 @@ func runChild(stop context.Context, lost <-chan struct{}, argv []string, token i
 	// Its own process group, so that a loss signals everything it started.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return childResult{}, fail(127, "cannot start %s: %v", argv[0], errors.Unwrap(err))
+		return childResult{}, fail(127, "cannot start the command: %v", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -74,10 +74,10 @@ func runChild(stop context.Context, lost <-chan struct{}, argv []string, token i
 
 // exitStatus is a shell's view of how the child ended.
 func exitStatus(cmd *exec.Cmd, err error) int {
-	if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && st.Signaled() {
-		return 128 + int(st.Signal())
-	}
 	if cmd.ProcessState != nil {
+		if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+			return 128 + int(st.Signal())
+		}
 		return cmd.ProcessState.ExitCode()
 	}
 	if err != nil {
@@ -180,9 +180,11 @@ it does not get the lock within D.`,
 			case err != nil:
 				return opErr(p, err)
 			}
-			uctx, ucancel := context.WithTimeout(context.Background(), g.timeout)
-			defer ucancel()
-			defer func() { _ = m.Unlock(uctx) }()
+			defer func() {
+				uctx, ucancel := context.WithTimeout(context.Background(), g.timeout)
+				defer ucancel()
+				_ = m.Unlock(uctx) // else the node goes with the session, closed next
+			}()
 			token, err := m.Token(ctx)
 			if err != nil {
 				return fail(exitNotFound, "lock %s was lost before the command started", p)
