@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -122,37 +121,18 @@ func runCurator(ctx context.Context, e *env, cfg semConfig, dir string) (semResu
 
 // parseCuratorLine reads the java program's result line.
 func parseCuratorLine(out string, cfg semConfig) (semResult, error) {
-	var line string
-	for l := range strings.SplitSeq(out, "\n") {
-		if strings.HasPrefix(l, "recipe="+recipeCuratorSem+" ") {
-			line = l
-		}
-	}
-	if line == "" {
+	line, ok := findResultLine(out, recipeCuratorSem)
+	if !ok {
 		return semResult{}, fmt.Errorf("java %s printed no result line:\n%s", curatorBenchClass, out)
 	}
-	f := map[string]string{}
-	for kv := range strings.FieldsSeq(line) {
-		k, v, _ := strings.Cut(kv, "=")
-		f[k] = v
-	}
 	res := semResult{cfg: cfg}
-	var errs []error
-	num := func(k string) float64 {
-		v, err := strconv.ParseFloat(f[k], 64)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: %w", k, f[k], err))
-		}
-		return v
-	}
-	ms := func(k string) time.Duration { return time.Duration(num(k) * float64(time.Millisecond)) }
-	res.ops = int(num("ops"))
-	res.elapsed = time.Duration(num("secs") * float64(time.Second))
-	res.p50, res.p99 = ms("acquire_p50_ms"), ms("acquire_p99_ms")
-	res.maxInside = int64(num("max_inside"))
-	res.violations = int64(num("violations"))
-	if err := errors.Join(errs...); err != nil {
-		return semResult{}, fmt.Errorf("java %s's line %q: %w", curatorBenchClass, line, err)
+	res.ops = int(line.num("ops"))
+	res.elapsed = time.Duration(line.num("secs") * float64(time.Second))
+	res.p50, res.p99 = line.ms("acquire_p50_ms"), line.ms("acquire_p99_ms")
+	res.maxInside = int64(line.num("max_inside"))
+	res.violations = int64(line.num("violations"))
+	if err := line.err(); err != nil {
+		return semResult{}, fmt.Errorf("java %s's line %q: %w", curatorBenchClass, line.text, err)
 	}
 	return res, nil
 }

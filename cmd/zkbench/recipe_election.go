@@ -506,42 +506,22 @@ func runCuratorElection(ctx context.Context, e *env, cfg runConfig, dir string) 
 // parseElectLine reads the result line of recipe from out (the java
 // program's output).
 func parseElectLine(out, recipe string) (electResult, error) {
-	var line string
-	for l := range strings.SplitSeq(out, "\n") {
-		if strings.HasPrefix(l, "recipe="+recipe+" ") {
-			line = l
-		}
-	}
-	if line == "" {
+	line, ok := findResultLine(out, recipe)
+	if !ok {
 		return electResult{}, fmt.Errorf("no %s result line in:\n%s", recipe, out)
 	}
-	f := map[string]string{}
-	for kv := range strings.FieldsSeq(line) {
-		k, v, _ := strings.Cut(kv, "=")
-		f[k] = v
-	}
-	var errs []error
-	num := func(k string) float64 {
-		v, err := strconv.ParseFloat(f[k], 64)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: %w", k, f[k], err))
-		}
-		return v
-	}
 	res := electResult{recipe: recipe}
-	res.participants = int(num("participants"))
-	res.iters = int(num("iters"))
-	res.terms = int(num("terms"))
-	res.elapsed = time.Duration(num("secs") * float64(time.Second))
-	p50, p99 := num("failover_p50_ms"), num("failover_p99_ms")
-	res.violations = int64(num("violations"))
-	if _, ok := f["session_ms"]; ok {
-		res.session = time.Duration(num("session_ms")) * time.Millisecond
+	res.participants = int(line.num("participants"))
+	res.iters = int(line.num("iters"))
+	res.terms = int(line.num("terms"))
+	res.elapsed = time.Duration(line.num("secs") * float64(time.Second))
+	res.p50, res.p99 = line.ms("failover_p50_ms"), line.ms("failover_p99_ms")
+	res.violations = int64(line.num("violations"))
+	if line.has("session_ms") {
+		res.session = time.Duration(line.num("session_ms")) * time.Millisecond
 	}
-	if err := errors.Join(errs...); err != nil {
-		return electResult{}, fmt.Errorf("line %q: %w", line, err)
+	if err := line.err(); err != nil {
+		return electResult{}, fmt.Errorf("line %q: %w", line.text, err)
 	}
-	res.p50 = time.Duration(p50 * float64(time.Millisecond))
-	res.p99 = time.Duration(p99 * float64(time.Millisecond))
 	return res, nil
 }
