@@ -20,7 +20,7 @@ func benchUncontended(b *testing.B, recipeName string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ws, err := openWorkers(ctx, rec, 1)
+	ws, err := openWorkers(ctx, 1, rec.newWorker)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func runOne(ctx context.Context, e *env, cfg runConfig) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	ws, err := openWorkers(ctx, rec, cfg.workers)
+	ws, err := openWorkers(ctx, cfg.workers, rec.newWorker)
 	if err != nil {
 		return result{}, err
 	}
@@ -127,9 +127,16 @@ func runOne(ctx context.Context, e *env, cfg runConfig) (result, error) {
 	}, nil
 }
 
-// openWorkers opens the workers' sessions, a bounded number at a time.
-func openWorkers(ctx context.Context, rec *recipe, n int) ([]worker, error) {
-	ws := make([]worker, n)
+// sessionWorker is a worker of any recipe: closer returns what ends its
+// session (nil when it has none).
+type sessionWorker interface{ closer() func() }
+
+func (w worker) closer() func() { return w.close }
+
+// openWorkers opens n workers' sessions with open, a bounded number at a
+// time; if any fails, it closes those it opened.
+func openWorkers[W sessionWorker](ctx context.Context, n int, open func(context.Context, int) (W, error)) ([]W, error) {
+	ws := make([]W, n)
 	errs := make([]error, n)
 	sem := make(chan struct{}, 32)
 	var wg sync.WaitGroup
@@ -137,7 +144,7 @@ func openWorkers(ctx context.Context, rec *recipe, n int) ([]worker, error) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			ws[i], errs[i] = rec.newWorker(ctx, i)
+			ws[i], errs[i] = open(ctx, i)
 		})
 	}
 	wg.Wait()
@@ -150,11 +157,11 @@ func openWorkers(ctx context.Context, rec *recipe, n int) ([]worker, error) {
 
 // closeWorkers ends every session, concurrently: a go-zookeeper Close may
 // wait up to a second for the server's answer.
-func closeWorkers(ws []worker) {
+func closeWorkers[W sessionWorker](ws []W) {
 	var wg sync.WaitGroup
 	for _, w := range ws {
-		if w.close != nil {
-			wg.Go(w.close)
+		if c := w.closer(); c != nil {
+			wg.Go(c)
 		}
 	}
 	wg.Wait()

@@ -102,11 +102,11 @@ func runSemaphore(ctx context.Context, e *env, cfg semConfig) (semResult, error)
 		}
 		newWorker = func(ctx context.Context, _ int) (semWorker, error) { return semFloorWorker(ctx, e, cfg, dir) }
 	}
-	ws, err := openSemWorkers(ctx, newWorker, cfg.workers)
+	ws, err := openWorkers(ctx, cfg.workers, newWorker)
 	if err != nil {
 		return semResult{}, err
 	}
-	defer closeSemWorkers(ws)
+	defer closeWorkers(ws)
 
 	var count holderCount
 	if cfg.warmup > 0 {
@@ -193,36 +193,7 @@ func semFloorWorker(ctx context.Context, e *env, cfg semConfig, dir string) (sem
 	}, nil
 }
 
-// openSemWorkers opens the workers' sessions, a bounded number at a time.
-func openSemWorkers(ctx context.Context, newWorker func(context.Context, int) (semWorker, error), n int) ([]semWorker, error) {
-	ws := make([]semWorker, n)
-	errs := make([]error, n)
-	limit := make(chan struct{}, 32)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			limit <- struct{}{}
-			defer func() { <-limit }()
-			ws[i], errs[i] = newWorker(ctx, i)
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		closeSemWorkers(ws)
-		return nil, fmt.Errorf("open the workers' sessions: %w", err)
-	}
-	return ws, nil
-}
-
-func closeSemWorkers(ws []semWorker) {
-	var wg sync.WaitGroup
-	for _, w := range ws {
-		if w.close != nil {
-			wg.Go(w.close)
-		}
-	}
-	wg.Wait()
-}
+func (w semWorker) closer() func() { return w.close }
 
 // holderCount is the bench's own count of the workers holding a lease.
 type holderCount struct {
