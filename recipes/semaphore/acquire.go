@@ -124,7 +124,7 @@ func (s *Semaphore) attempt(ctx context.Context, n int, wait bool) ([]*Lease, er
 	}
 	disc, room, err := s.waitFit(ctx, nodes, first, wait)
 	if err != nil {
-		s.abandon(nodes)
+		s.abandon(nodes...)
 		s.unlock()
 		return nil, err
 	}
@@ -212,14 +212,14 @@ func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.Protected
 		}
 		node, err := s.c.CreateProtected(ctx, path.Join(s.leases, LeaseName), s.o.data, zk.FlagEphemeralSequential)
 		if err != nil {
-			s.abandon(nodes)
+			s.abandon(nodes...)
 			return nil, nil, err
 		}
 		nodes = append(nodes, node)
 		// All the lease nodes must be of one session, the live one (see
 		// queue.Replayed).
 		if node.Session != nodes[0].Session || queue.Replayed(s.c, node) {
-			s.abandon(nodes)
+			s.abandon(nodes...)
 			return nil, nil, errForeignNode
 		}
 	}
@@ -230,11 +230,11 @@ func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.Protected
 // among at most the limit's number of children (holding), ctx ends, the
 // session ends, a node vanished, the limit cannot be read, or the locks
 // mutex was lost (see errMutexLost). It returns the Disconnected channel
-// taken before the listing that granted: a grant is only made on a view
-// taken while the connection stayed up. first, when not nil, is a listing
-// already under way (see queue.Listing); a shared count's changes wake the
-// wait.
-func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, first *queue.Listing, wait bool) (disc <-chan struct{}, room bool, err error) {
+// taken before the listing that granted (a grant is only made on a view
+// taken while the connection stayed up), and whether that listing left room
+// to spare. first, when not nil, is a listing already under way (see
+// queue.Listing); a shared count's changes wake the wait.
+func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, first *queue.Listing, wait bool) (<-chan struct{}, bool, error) {
 	sess := nodes[0].Session
 	mutexLost := s.lock.Lost()
 	names := make([]string, len(nodes))
@@ -301,7 +301,7 @@ const cleanupWithin = 2 * time.Second
 
 // abandon deletes lease nodes an acquire made and no longer needs (see
 // queue.Abandon).
-func (s *Semaphore) abandon(nodes []client.ProtectedNode) { queue.Abandon(s.c, nodes...) }
+func (s *Semaphore) abandon(nodes ...client.ProtectedNode) { queue.Abandon(s.c, nodes...) }
 
 // unlock releases the `locks` mutex (a guaranteed delete of its node).
 func (s *Semaphore) unlock() {

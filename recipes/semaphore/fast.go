@@ -3,10 +3,10 @@ package semaphore
 import (
 	"context"
 	"path"
+	"slices"
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -56,7 +56,7 @@ func (s *Semaphore) fastAcquire(ctx context.Context) (lease *Lease, ok bool, err
 		return nil, false, err
 	}
 	if queue.Replayed(s.c, node) {
-		s.abandon([]client.ProtectedNode{node})
+		s.abandon(node)
 		return nil, false, errForeignNode
 	}
 	name := path.Base(node.Path)
@@ -66,28 +66,19 @@ func (s *Semaphore) fastAcquire(ctx context.Context) (lease *Lease, ok bool, err
 		kids, _, err = s.c.Children(ctx, s.leases)
 	}
 	if err != nil {
-		s.abandon([]client.ProtectedNode{node})
+		s.abandon(node)
 		return nil, false, err
 	}
 	if lim, err = s.limit(); err != nil {
-		s.abandon([]client.ProtectedNode{node})
+		s.abandon(node)
 		return nil, false, err
 	}
-	if len(kids) > lim || !containsName(kids, name) || isClosed(disc) {
-		s.abandon([]client.ProtectedNode{node})
+	if len(kids) > lim || !slices.Contains(kids, name) || isClosed(disc) {
+		s.abandon(node)
 		return nil, false, nil
 	}
 	if s.o.lostOnSessionLossOnly {
 		disc = nil
 	}
 	return newLease(s.c, node, s.o.data, disc), true, nil
-}
-
-func containsName(kids []string, name string) bool {
-	for _, k := range kids {
-		if k == name {
-			return true
-		}
-	}
-	return false
 }
