@@ -24,7 +24,7 @@ func TestSemaphoreNoOrphanedNodes(t *testing.T) {
 	require.NoError(t, err)
 
 	res := semAcquireAsync(ctx, s, 1) // the same handle: it waits in ZooKeeper, not in the process
-	kids := waitChildren(t, obs, semLeases, 2)
+	kids := semWaiting(t, obs, 2)
 	i := slices.IndexFunc(kids, func(k string) bool { return k != path.Base(holder.Node()) })
 	first := kids[i]
 	require.NoError(t, obs.Delete(ctx, path.Join(semLeases, first), -1))
@@ -67,8 +67,8 @@ func TestSemaphoreInterruptAcquire(t *testing.T) {
 	fctx, fcancel := context.WithCancel(ctx)
 	defer fcancel()
 	fres := semAcquireAsync(fctx, first, 1)
-	waitChildren(t, obs, semLeases, 2)        // first waits for a lease...
-	lock := waitChildren(t, obs, semLocks, 1) // ...holding the mutex
+	semWaiting(t, obs, 2) // first waits for a lease, holding the mutex
+	lock := children(t, obs, semLocks)
 
 	sctx, scancel := context.WithCancel(ctx)
 	defer scancel()
@@ -115,7 +115,7 @@ func TestSemaphoreWaiterSessionLost(t *testing.T) {
 	require.NoError(t, err)
 
 	res := semAcquireAsync(ctx, s, 1)
-	old := waitChildren(t, obs, semLeases, 2)
+	old := semWaiting(t, obs, 2)
 	link.Cut()
 	require.True(t, waitClosed(sess.Done(), 10*time.Second), "the session was not lost")
 	// Restore the link only once the server has expired the session too (its
@@ -152,8 +152,8 @@ func TestSemaphoreWaiterLosesLocksMutex(t *testing.T) {
 	obs := connect(t, clientOpts{ns: ns})
 	_, holder := semStuckHolder(t, ctx, ns, 1)
 	res := semAcquireAsync(ctx, semNew(t, connect(t, clientOpts{ns: ns}), 1), 1)
-	leases := waitChildren(t, obs, semLeases, 2)
-	lock := waitChildren(t, obs, semLocks, 1)
+	leases := semWaiting(t, obs, 2)
+	lock := children(t, obs, semLocks)
 	require.NoError(t, obs.Delete(ctx, path.Join(semLocks, lock[0]), -1))
 	eventually(t, 10*time.Second, "the waiter's new lock and lease nodes", func() bool {
 		locks, kids := children(t, obs, semLocks), children(t, obs, semLeases)

@@ -210,7 +210,7 @@ func TestSemaphoreClientClose(t *testing.T) {
 	require.ErrorIs(t, err, semaphore.ErrNoLeases)
 
 	res := semAcquireAsync(ctx, s2, 1)
-	eventually(t, 10*time.Second, "the waiter's lease node", func() bool { return len(children(t, c2, semLeases)) == 2 })
+	semWaiting(t, c2, 2)
 	pending(t, res, 100*time.Millisecond, "acquire while the lease is held")
 	require.NoError(t, c1.Close())
 	require.True(t, waitClosed(l1.Lost(), 10*time.Second), "Lost stayed open after the client closed")

@@ -88,13 +88,10 @@ func TestSemaphoreFastPathDoesNotOvertakeWaiter(t *testing.T) {
 	held, err := h.Acquire(ctx)
 	require.NoError(t, err)
 	wres := semAcquireAsync(ctx, w, 1)
-	// W waits for room, with its node, holding the locks mutex. (Two lease
-	// nodes alone do not show it: W's fast path makes a node too, for a
-	// moment, before it declines; N started then could reach the mutex
-	// first and rightly be granted first.)
-	eventually(t, 10*time.Second, "W waiting for room on Curator's way", func() bool {
-		return len(children(t, obs, semLocks)) == 1 && len(children(t, obs, semLeases)) == 2
-	})
+	// W waits for room on Curator's way. (Started while W's fast-path node
+	// still existed, N could reach the mutex first and rightly be granted
+	// first.)
+	semWaiting(t, obs, 2)
 	nres := semAcquireAsync(ctx, n, 1)
 	eventually(t, 10*time.Second, "N queued for the locks mutex behind W", func() bool {
 		return len(children(t, obs, semLocks)) == 2

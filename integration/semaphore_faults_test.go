@@ -68,7 +68,7 @@ func TestSemaphoreCancelAfterLeaseCreate(t *testing.T) {
 	wctx, wcancel := context.WithCancel(ctx)
 	defer wcancel()
 	wres := semAcquireAsync(wctx, semNew(t, connect(t, clientOpts{ns: ns}), 1), 1)
-	waitChildren(t, obs, semLeases, 2)
+	semWaiting(t, obs, 2)
 	// ...so the acquire under test queues for the mutex (its lock node made).
 	link := newLink(t)
 	s := semNew(t, connect(t, clientOpts{ns: ns, link: link}), 1)
@@ -120,7 +120,7 @@ func TestSemaphoreLostBeforeRegrant(t *testing.T) {
 		lostAt <- time.Now()
 	}()
 	res := semAcquireAsync(ctx, semNew(t, connect(t, clientOpts{ns: ns}), 1), 1)
-	waitChildren(t, obs, semLeases, 2)
+	semWaiting(t, obs, 2)
 	cut := time.Now()
 	link.Blackhole()
 	r := await(t, res, 20*time.Second, "the other client's acquire")

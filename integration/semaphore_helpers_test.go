@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"strconv"
 	"sync"
@@ -143,4 +144,25 @@ func semNoNodes(t testing.TB, obs *client.Client) {
 	eventually(t, 10*time.Second, "the semaphore's directories to be empty", func() bool {
 		return len(children(t, obs, semLeases)) == 0 && len(children(t, obs, semLocks)) == 0
 	})
+}
+
+// semWaiting waits until one acquirer waits for room on Curator's way: it
+// holds the locks mutex (one node in locks/) and its lease node is made
+// (leases/ has n nodes, the holders' included). It returns the lease
+// nodes. Counting lease nodes alone is not enough: an acquirer's fast path
+// makes a lease node for a moment before it declines (it deletes it, then
+// takes the mutex), and a test that acts on that node races its delete.
+// Once the mutex node is seen, the fast-path node is gone (one session's
+// requests are applied in order).
+func semWaiting(t testing.TB, obs *client.Client, n int) []string {
+	t.Helper()
+	var kids []string
+	eventually(t, 10*time.Second, fmt.Sprintf("an acquirer waiting for room (locks/ 1 node, leases/ %d)", n), func() bool {
+		if len(children(t, obs, semLocks)) != 1 { // first: then the listing below is later
+			return false
+		}
+		kids = children(t, obs, semLeases)
+		return len(kids) == n
+	})
+	return kids
 }

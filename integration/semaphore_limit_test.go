@@ -46,7 +46,7 @@ func TestSemaphoreThreadedLeaseIncrease(t *testing.T) {
 	first, err := s1.Acquire(ctx)
 	require.NoError(t, err)
 	second := semAcquireAsync(ctx, s2, 1)
-	waitChildren(t, setter, semLeases, 2) // the second acquirer's node is there: it waits
+	semWaiting(t, setter, 2) // the second acquirer waits for room
 	pending(t, second, 300*time.Millisecond, "an acquire over the limit")
 
 	raised := time.Now()
@@ -85,7 +85,7 @@ func TestSemaphoreLoweredCount(t *testing.T) {
 	}
 
 	newcomer := semAcquireAsync(ctx, so, 1)
-	waitChildren(t, other, semLeases, 4)
+	semWaiting(t, other, 4)
 	for i, l := range held {
 		pending(t, newcomer, 300*time.Millisecond, "a newcomer while holders are not below the lowered limit")
 		require.NoError(t, l.Release(ctx), "release %d", i)

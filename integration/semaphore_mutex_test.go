@@ -46,7 +46,7 @@ func TestSemaphoreMutex(t *testing.T) {
 	// which may come from another goroutine.
 	res := make(chan error, 1)
 	go func() { res <- m1.Lock(ctx) }()
-	waitChildren(t, obs, semLeases, 2)
+	semWaiting(t, obs, 2)
 	pending(t, res, 100*time.Millisecond, "a second Lock of the handle")
 	lost := m1.Lost()
 	require.NoError(t, m1.Unlock(ctx))
