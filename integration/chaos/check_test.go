@@ -1,0 +1,65 @@
+package chaos
+
+import (
+	"testing"
+	"time"
+)
+
+// at returns the origin plus ms milliseconds.
+func at(origin time.Time, ms int) time.Time { return origin.Add(time.Duration(ms) * time.Millisecond) }
+
+func TestChecksOnHandMadeHistories(t *testing.T) {
+	o := time.Now()
+	seq := []Holding{
+		{Who: 0, Invoke: at(o, 0), Return: at(o, 10), OK: true, Token: 1, Unlock: at(o, 100)},
+		{Who: 1, Invoke: at(o, 5), Return: at(o, 120), OK: true, Token: 2, Lost: at(o, 200)},
+		{Who: 0, Invoke: at(o, 150), Return: at(o, 300), OK: true, Token: 3, Unlock: at(o, 400)},
+		{Who: 2, Invoke: at(o, 160), Return: at(o, 170)}, // failed: held nothing
+		{Who: 2, Invoke: at(o, 450)}, // outcome unknown
+	}
+	if ok, res := CheckMutex(seq, o); !ok {
+		t.Fatalf("sequential holdings: porcupine says %v", res)
+	}
+	if n := len(Overlaps(seq)); n != 0 {
+		t.Fatalf("sequential holdings: %d overlaps", n)
+	}
+	ms := Margins(seq)
+	if len(ms) != 1 || ms[0].D != 100*time.Millisecond {
+		t.Fatalf("margins: %+v", ms)
+	}
+
+	// p1's Lost() closes only after p0 was granted again: an overlap.
+	bad := append([]Holding(nil), seq[:3]...)
+	bad[1].Lost = at(o, 350)
+	if ok, _ := CheckMutex(bad, o); ok {
+		t.Fatal("overlapping holdings: porcupine found them linearizable")
+	}
+	if n := len(Overlaps(bad)); n != 1 {
+		t.Fatalf("overlapping holdings: %d overlaps, want 1", n)
+	}
+	if m := Margins(bad); len(m) != 1 || m[0].D >= 0 {
+		t.Fatalf("overlapping holdings: margins %+v, want one negative", m)
+	}
+
+	// A holding that never ended overlaps every later grant.
+	open := append([]Holding(nil), seq[:2]...)
+	open[0].Unlock = time.Time{}
+	if ok, _ := CheckMutex(open, o); ok {
+		t.Fatal("unended holding: porcupine found it linearizable")
+	}
+}
+
+func TestStore(t *testing.T) {
+	var s Store
+	s.Granted(5)
+	if !s.Write(5) || s.Write(4) || !s.Write(5) {
+		t.Fatal("fence: want 5 accepted, 4 refused, 5 accepted")
+	}
+	s.Granted(9)
+	if !s.Write(6) { // accepted by the fence, but a newer holding exists
+		t.Fatal("fence refused 6")
+	}
+	if st := s.Stats(); st != (StoreStats{Accepted: 3, Refused: 1, StaleAccepted: 1}) {
+		t.Fatalf("stats %+v", st)
+	}
+}

@@ -1,0 +1,254 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+)
+
+// Kind is a kind of fault the engine can draw.
+type Kind string
+
+// The kinds of fault. Link faults hit one participant's link; server faults
+// hit one server of the cluster.
+const (
+	CutShort        Kind = "cut<T"       // link cut for a fraction of the session timeout
+	CutAround       Kind = "cut~T"       // link cut for about one session timeout
+	CutLong         Kind = "cut>T"       // link cut for well over one session timeout
+	BlackholeShort  Kind = "hole<T"      // link blackholed, shorter than the session timeout
+	BlackholeAround Kind = "hole~T"      // link blackholed for about one session timeout
+	BlackholeLong   Kind = "hole>T"      // link blackholed for well over the session timeout
+	DropCreate      Kind = "drop-create" // the reply to the next create is lost
+	DropChildren    Kind = "drop-children"
+	DropDelete      Kind = "drop-delete"
+	ServerPause     Kind = "pause" // SIGSTOP one server, then SIGCONT
+	ServerKill      Kind = "kill"  // SIGKILL one server, then start it again
+)
+
+// AllKinds lists every kind the engine draws from by default.
+var AllKinds = []Kind{CutShort, CutAround, CutLong, BlackholeShort, BlackholeAround, BlackholeLong,
+	DropCreate, DropChildren, DropDelete, ServerPause, ServerKill}
+
+// Fault is one fault the engine applied, with its instants.
+type Fault struct {
+	Kind   Kind
+	Target string    // "p3" for a participant's link, "s0" for a server
+	Start  time.Time // when it was applied (armed, for a dropped reply)
+	Fired  time.Time // a dropped reply: when the request went out (zero if never)
+	End    time.Time // when it was undone (restored, resumed, restarted)
+	Err    error     // the harness's error, if applying or undoing failed
+}
+
+func (f Fault) String() string {
+	s := fmt.Sprintf("%s on %s", f.Kind, f.Target)
+	if f.Err != nil {
+		s += fmt.Sprintf(" (error: %v)", f.Err)
+	}
+	return s
+}
+
+// Target is what the engine needs of one participant: its link.
+type Target struct {
+	Name string
+	Link *faultlink.Link
+}
+
+// Engine draws faults from a seed. Its fields are its configuration; set them
+// before Run.
+type Engine struct {
+	Seed    uint64
+	Targets []Target
+	Cluster *zkharness.Cluster // nil: no server faults
+	Session time.Duration      // the participants' session timeout
+	Kinds   []Kind             // nil: AllKinds (server kinds only with a Cluster)
+	// MaxGap is the longest quiet time between two faults (default Session).
+	MaxGap time.Duration
+	Events *Timeline // where faults are also noted (may be nil)
+	// Holder, if set, names the participant holding now ("" if none): half
+	// of the link faults then hit the holder, so that holdings end by faults.
+	Holder func() string
+
+	mu     sync.Mutex
+	faults []Fault
+}
+
+// Faults returns the faults applied so far.
+func (e *Engine) Faults() []Fault {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Fault(nil), e.faults...)
+}
+
+// Counts returns how many faults of each kind were applied.
+func (e *Engine) Counts() map[Kind]int {
+	m := map[Kind]int{}
+	for _, f := range e.Faults() {
+		m[f.Kind]++
+	}
+	return m
+}
+
+// Run applies faults for the fault phase (until ctx ends or d passes), one
+// at a time, each undone before the next, then returns: the calm phase is
+// the caller's. Every fault is undone before Run returns.
+func (e *Engine) Run(ctx context.Context, d time.Duration) {
+	rng := rand.New(rand.NewPCG(e.Seed, e.Seed^0x9e3779b97f4a7c15))
+	kinds := e.Kinds
+	if kinds == nil {
+		for _, k := range AllKinds {
+			if (k == ServerPause || k == ServerKill) && e.Cluster == nil {
+				continue
+			}
+			kinds = append(kinds, k)
+		}
+	}
+	gap := e.MaxGap
+	if gap <= 0 {
+		gap = e.Session
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		if !sleep(ctx, time.Duration(rng.Int64N(int64(gap)))+50*time.Millisecond) {
+			return
+		}
+		k := kinds[rng.IntN(len(kinds))]
+		e.apply(ctx, rng, k, &wg)
+	}
+}
+
+// sleep waits d or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// span draws a duration for a fault of kind k: a fraction, about one, or
+// over one session timeout.
+func (e *Engine) span(rng *rand.Rand, k Kind) time.Duration {
+	t := float64(e.Session)
+	var f float64
+	switch k {
+	case CutShort, BlackholeShort:
+		f = 0.1 + 0.4*rng.Float64() // 0.1–0.5 T
+	case CutAround, BlackholeAround:
+		f = 0.8 + 0.4*rng.Float64() // 0.8–1.2 T
+	case CutLong, BlackholeLong:
+		f = 1.5 + 1.5*rng.Float64() // 1.5–3 T
+	default:
+		f = 0.2 + 1.3*rng.Float64() // server faults: 0.2–1.5 T
+	}
+	return time.Duration(f * t)
+}
+
+func (e *Engine) record(f Fault) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.faults = append(e.faults, f)
+	return len(e.faults) - 1
+}
+
+func (e *Engine) update(i int, f func(*Fault)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	f(&e.faults[i])
+}
+
+func (e *Engine) note(what string) {
+	if e.Events != nil {
+		e.Events.Add("fault", what)
+	}
+}
+
+// apply applies one fault of kind k, waits its span (the span ends early if
+// ctx ends, the fault is still undone) and undoes it. A dropped reply is
+// only armed; wg waits for it to fire or for ctx to end.
+func (e *Engine) apply(ctx context.Context, rng *rand.Rand, k Kind, wg *sync.WaitGroup) {
+	d := e.span(rng, k)
+	undoCtx := context.WithoutCancel(ctx)
+	switch k {
+	case ServerPause, ServerKill:
+		s := rng.IntN(e.Cluster.Size())
+		f := Fault{Kind: k, Target: fmt.Sprintf("s%d", s), Start: time.Now()}
+		var err error
+		if k == ServerPause {
+			err = e.Cluster.PauseServer(undoCtx, s)
+		} else {
+			err = e.Cluster.KillServer(undoCtx, s)
+		}
+		f.Err = err
+		i := e.record(f)
+		e.note(fmt.Sprintf("%s s%d for %v", k, s, d.Round(time.Millisecond)))
+		sleep(ctx, d)
+		if k == ServerPause {
+			err = e.Cluster.ResumeServer(undoCtx, s)
+		} else {
+			err = e.Cluster.StartServer(undoCtx, s)
+		}
+		e.update(i, func(f *Fault) {
+			f.End = time.Now()
+			if err != nil && f.Err == nil {
+				f.Err = err
+			}
+		})
+		e.note(fmt.Sprintf("end %s s%d", k, s))
+		return
+	}
+	tg := e.Targets[rng.IntN(len(e.Targets))]
+	if e.Holder != nil && rng.IntN(2) == 0 {
+		if name := e.Holder(); name != "" {
+			for _, t := range e.Targets {
+				if t.Name == name {
+					tg = t
+				}
+			}
+		}
+	}
+	f := Fault{Kind: k, Target: tg.Name, Start: time.Now()}
+	switch k {
+	case DropCreate, DropChildren, DropDelete:
+		ops := map[Kind][]int32{
+			DropCreate:   {faultlink.OpCreate, faultlink.OpCreate2, faultlink.OpCreateContainer},
+			DropChildren: {faultlink.OpGetChildren, faultlink.OpGetChildren2},
+			DropDelete:   {faultlink.OpDelete},
+		}[k]
+		fired := tg.Link.DropReplyTo(ops...)
+		i := e.record(f)
+		e.note(fmt.Sprintf("%s armed on %s", k, tg.Name))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-fired:
+				at := time.Now()
+				e.update(i, func(f *Fault) { f.Fired, f.End = at, at })
+				e.note(fmt.Sprintf("%s fired on %s", k, tg.Name))
+			case <-ctx.Done():
+			}
+		}()
+		return
+	case CutShort, CutAround, CutLong:
+		tg.Link.Cut()
+	default:
+		tg.Link.Blackhole()
+	}
+	i := e.record(f)
+	e.note(fmt.Sprintf("%s %s for %v", k, tg.Name, d.Round(time.Millisecond)))
+	sleep(ctx, d)
+	tg.Link.Restore()
+	e.update(i, func(f *Fault) { f.End = time.Now() })
+	e.note(fmt.Sprintf("restore %s", tg.Name))
+}

@@ -1,0 +1,142 @@
+package chaos
+
+import (
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Holding is one acquire of one participant: Lock's invoke and return and,
+// when it succeeded, how the holding ended.
+type Holding struct {
+	Who    int
+	Invoke time.Time
+	Return time.Time // zero: Lock never returned (outcome unknown)
+	OK     bool      // Lock returned nil
+	Token  int64
+	Lost   time.Time // when Lost() closed (zero if not seen)
+	Unlock time.Time // when Unlock was invoked (zero if never)
+}
+
+// Open reports whether the acquire's outcome is unknown.
+func (h Holding) Open() bool { return h.Return.IsZero() }
+
+// End is when the holder stopped believing it held: the earlier of Unlock's
+// invoke and Lost() closing; zero if neither happened.
+func (h Holding) End() time.Time {
+	switch {
+	case h.Lost.IsZero():
+		return h.Unlock
+	case h.Unlock.IsZero() || h.Lost.Before(h.Unlock):
+		return h.Lost
+	default:
+		return h.Unlock
+	}
+}
+
+// ByFault reports whether the holding was ended by its loss signal rather
+// than by its holder's Unlock.
+func (h Holding) ByFault() bool {
+	return !h.Lost.IsZero() && (h.Unlock.IsZero() || h.Lost.Before(h.Unlock))
+}
+
+// History records every acquire and release of a run. Its methods are safe
+// for concurrent use.
+type History struct {
+	mu   sync.Mutex
+	hold []*Holding
+	tl   *Timeline
+	name func(int) string
+}
+
+// NewHistory returns an empty history that also notes its operations on tl.
+func NewHistory(tl *Timeline) *History {
+	return &History{tl: tl, name: PartName}
+}
+
+// Op is one acquire in progress; its methods record what happens to it.
+type Op struct {
+	h *History
+	r *Holding
+}
+
+// Invoke records that participant who called Lock now.
+func (h *History) Invoke(who int) *Op {
+	r := &Holding{Who: who, Invoke: time.Now()}
+	h.mu.Lock()
+	h.hold = append(h.hold, r)
+	h.mu.Unlock()
+	h.tl.AddAt(r.Invoke, h.name(who), "Lock invoked")
+	return &Op{h: h, r: r}
+}
+
+// Failed records that Lock returned err: not held.
+func (o *Op) Failed(err error) {
+	at := time.Now()
+	o.h.mu.Lock()
+	o.r.Return = at
+	o.h.mu.Unlock()
+	o.h.tl.AddAt(at, o.h.name(o.r.Who), "Lock failed: "+err.Error())
+}
+
+// Granted records that Lock returned nil at instant at, with the holding's
+// token.
+func (o *Op) Granted(at time.Time, token int64) {
+	o.h.mu.Lock()
+	o.r.Return, o.r.OK, o.r.Token = at, true, token
+	o.h.mu.Unlock()
+	o.h.tl.AddAt(at, o.h.name(o.r.Who), "GRANTED token "+itoa(token))
+}
+
+// LostAt records that the holding's Lost() closed at instant at.
+func (o *Op) LostAt(at time.Time) {
+	o.h.mu.Lock()
+	first := o.r.Lost.IsZero()
+	if first {
+		o.r.Lost = at
+	}
+	o.h.mu.Unlock()
+	if first {
+		o.h.tl.AddAt(at, o.h.name(o.r.Who), "Lost() closed")
+	}
+}
+
+// Unlocking records that the holder invokes Unlock now.
+func (o *Op) Unlocking() {
+	at := time.Now()
+	o.h.mu.Lock()
+	o.r.Unlock = at
+	o.h.mu.Unlock()
+	o.h.tl.AddAt(at, o.h.name(o.r.Who), "Unlock invoked")
+}
+
+// Holder returns the name of a participant that holds now (granted, not
+// ended), or "" when none does.
+func (h *History) Holder() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := len(h.hold) - 1; i >= 0; i-- {
+		if r := h.hold[i]; r.OK && r.End().IsZero() {
+			return h.name(r.Who)
+		}
+	}
+	return ""
+}
+
+// Holdings returns a copy of every acquire recorded, in invoke order.
+func (h *History) Holdings() []Holding {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]Holding, len(h.hold))
+	for i, r := range h.hold {
+		out[i] = *r
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Invoke.Before(out[j].Invoke) })
+	return out
+}
+
+// PartName is how participant i is named in reports.
+func PartName(i int) string { return "p" + itoa(int64(i)) }
+
+func itoa(i int64) string { return strconv.FormatInt(i, 10) }

@@ -1,0 +1,124 @@
+package chaos
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Result is what a scenario's checks found.
+type Result struct {
+	Seed         uint64
+	Faults       map[Kind]int
+	Grants       int
+	Open         int // acquires whose outcome is unknown
+	Linearizable bool
+	Overlaps     []Overlap
+	Store        StoreStats
+	Margins      []Margin
+	Orphans      []string
+	CalmStuck    []string // participants without a grant in the calm phase
+}
+
+// Analyze runs every check over a scenario's history and store. orphans
+// are the nodes left under the lock path; calmStart is when the calm phase
+// began; n the number of participants.
+func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans []string, calmStart time.Time, n int) Result {
+	hs := h.Holdings()
+	r := Result{Seed: seed, Faults: e.Counts(), Store: s.Stats(), Orphans: orphans}
+	r.Linearizable, _ = CheckMutex(hs, tl.Origin)
+	r.Overlaps = Overlaps(hs)
+	r.Margins = Margins(hs)
+	calm := make([]bool, n)
+	for _, x := range hs {
+		if x.OK {
+			r.Grants++
+			if x.Return.After(calmStart) {
+				calm[x.Who] = true
+			}
+		}
+		if x.Open() {
+			r.Open++
+		}
+	}
+	for i, ok := range calm {
+		if !ok {
+			r.CalmStuck = append(r.CalmStuck, PartName(i))
+		}
+	}
+	return r
+}
+
+// BadMargins returns the margins that are not > 0.
+func (r Result) BadMargins() []Margin {
+	var bad []Margin
+	for _, m := range r.Margins {
+		if m.D <= 0 {
+			bad = append(bad, m)
+		}
+	}
+	return bad
+}
+
+// OK reports whether every check passed.
+func (r Result) OK() bool {
+	return r.Linearizable && len(r.Overlaps) == 0 && r.Store.StaleAccepted == 0 &&
+		len(r.BadMargins()) == 0 && len(r.Orphans) == 0 && len(r.CalmStuck) == 0
+}
+
+// Summary is the scenario's one-line summary.
+func (r Result) Summary(recipe string) string {
+	kinds := make([]string, 0, len(r.Faults))
+	total := 0
+	for k, n := range r.Faults {
+		kinds = append(kinds, fmt.Sprintf("%s:%d", k, n))
+		total += n
+	}
+	slices.Sort(kinds)
+	lin := "ok"
+	if !r.Linearizable {
+		lin = "ILLEGAL"
+	}
+	mn, med := MarginStats(r.Margins)
+	return fmt.Sprintf("chaos %s seed=%d faults=%d{%s} grants=%d open=%d porcupine=%s overlaps=%d "+
+		"fence{accepted=%d refused=%d stale-accepted=%d} margins{n=%d min=%v median=%v bad=%d} orphans=%d calm-stuck=%d",
+		recipe, r.Seed, total, strings.Join(kinds, " "), r.Grants, r.Open, lin, len(r.Overlaps),
+		r.Store.Accepted, r.Store.Refused, r.Store.StaleAccepted,
+		len(r.Margins), mn.Round(time.Millisecond), med.Round(time.Millisecond), len(r.BadMargins()),
+		len(r.Orphans), len(r.CalmStuck))
+}
+
+// Explain renders a readable timeline around each violation (at most max
+// of each kind), for a failed scenario.
+func (r Result) Explain(tl *Timeline, window time.Duration, max int) string {
+	var b strings.Builder
+	for i, o := range r.Overlaps {
+		if i == max {
+			fmt.Fprintf(&b, "... and %d more overlaps\n", len(r.Overlaps)-max)
+			break
+		}
+		end := "never ended"
+		if e := o.A.End(); !e.IsZero() {
+			end = "ended at " + tl.rel(e)
+		}
+		mark := fmt.Sprintf("OVERLAP: %s granted (token %d) while %s (token %d, granted %s) still held (%s)",
+			PartName(o.B.Who), o.B.Token, PartName(o.A.Who), o.A.Token, tl.rel(o.A.Return), end)
+		fmt.Fprintf(&b, "%s\n%s", mark, tl.Around(o.At(), window, mark))
+	}
+	for i, m := range r.BadMargins() {
+		if i == max {
+			break
+		}
+		mark := fmt.Sprintf("MARGIN %v: %s's Lost() closed at %s, %s granted at %s",
+			m.D.Round(time.Millisecond), PartName(m.Holding.Who), tl.rel(m.Holding.Lost), PartName(m.Next.Who), tl.rel(m.Next.Return))
+		fmt.Fprintf(&b, "%s\n%s", mark, tl.Around(m.Next.Return, window, mark))
+	}
+	if len(r.Orphans) > 0 {
+		fmt.Fprintf(&b, "ORPHANS left under the lock path: %v\n", r.Orphans)
+	}
+	if len(r.CalmStuck) > 0 {
+		fmt.Fprintf(&b, "no grant in the calm phase: %v\n", r.CalmStuck)
+	}
+	return b.String()
+}
