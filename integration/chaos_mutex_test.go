@@ -2,15 +2,14 @@ package integration
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
@@ -26,99 +25,83 @@ func chaosSeed(t *testing.T) uint64 {
 	return uint64(time.Now().UnixNano())
 }
 
-// TestChaosMutex (issue 13, the mutex): four participants, each its own
-// client behind its own fault link, contend for one mutex on a server of
-// their own while the seeded engine cuts and blackholes links (shorter
-// than, around and longer than the session timeout), drops replies to
-// create, getChildren and delete, and pauses or kills the server; then a
-// calm phase. Asserted: porcupine finds the history linearizable against a
-// one-holder model, no pair of holdings overlaps, the fenced store accepted
-// no stale write, every margin from a holder's Lost() to the next grant is
-// > 0, every participant was granted in the calm phase, no node is left
-// under the lock path, and no goroutine leaks. CHAOS_SEED reruns a seed.
-func TestChaosMutex(t *testing.T) {
+// chaosCluster is the cluster of the chaos tests: their own, since they
+// stop, kill and pause servers. CHAOS_SERVERS sets its size (default 1;
+// the soak command, cmd/zkchaos, runs them on three).
+func chaosCluster(t *testing.T) *zkharness.Cluster {
+	n := 1
+	if s := os.Getenv("CHAOS_SERVERS"); s != "" {
+		var err error
+		n, err = strconv.Atoi(s)
+		require.NoError(t, err, "CHAOS_SERVERS")
+	}
+	return zkharness.ForTest(t, zkharness.WithServers(n))
+}
+
+// runChaos fills in what every chaos test shares (seed, cluster,
+// namespace, phases), runs sc and asserts every check, printing the
+// summary line and, on failure, the timeline around each violation.
+func runChaos(t *testing.T, sc chaos.Scenario) chaos.Result {
 	noLeaks(t)
-	seed := chaosSeed(t)
-	t.Logf("CHAOS_SEED=%d", seed)
-	const (
-		parts   = 4
-		session = 1500 * time.Millisecond
-		faultD  = 22 * time.Second
-		calmD   = 8 * time.Second
-		lockDir = "/chaos/mutex"
-	)
-	cluster := zkharness.ForTest(t, zkharness.WithServers(1))
-	ns := namespace(t)
-	tl := chaos.NewTimeline()
-	hist := chaos.NewHistory(tl)
-	store := &chaos.Store{}
-	checker := connect(t, clientOpts{cluster: cluster, ns: ns, timeout: 10 * time.Second})
-
-	engine := &chaos.Engine{Seed: seed, Cluster: cluster, Session: session, MaxGap: session / 2, Events: tl, Holder: hist.Holder}
-	var workers []*chaos.MutexWorker
-	var unwatch []func()
-	for i := range parts {
-		link := newLink(t)
-		c := connect(t, clientOpts{cluster: cluster, ns: ns, link: link, timeout: session})
-		unwatch = append(unwatch, chaos.WatchClient(tl, chaos.PartName(i), c))
-		m, err := mutex.New(c, lockDir)
-		require.NoError(t, err)
-		engine.Targets = append(engine.Targets, chaos.Target{Name: chaos.PartName(i), Link: link})
-		workers = append(workers, &chaos.MutexWorker{Who: i, M: m, History: hist, Store: store, Timeline: tl, Seed: seed, Session: session})
+	sc.Seed = chaosSeed(t)
+	t.Logf("CHAOS_SEED=%d", sc.Seed)
+	if sc.Cluster == nil {
+		sc.Cluster = chaosCluster(t)
 	}
-	defer func() {
-		for _, u := range unwatch {
-			u()
-		}
-	}()
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var wg sync.WaitGroup
-	for _, w := range workers {
-		wg.Add(1)
-		go func() { defer wg.Done(); w.Run(ctx) }()
+	sc.Namespace = namespace(t)
+	if sc.Parts == 0 {
+		sc.Parts = 4
 	}
-	engine.Run(ctx, faultD)
-	calmStart := time.Now()
-	tl.Add("fault", "CALM phase begins")
-	time.Sleep(calmD)
-	cancel()
-	wg.Wait()
-	tl.Add("test", "workers stopped")
-
-	// Every holding is released: nothing may stay under the lock path once
-	// the sessions the faults left behind have expired on the server.
-	var orphans []string
-	deadline := time.Now().Add(3*session + 5*time.Second)
-	for {
-		kids, err := tryChildren(checker, lockDir)
-		if err == nil && len(kids) == 0 {
-			orphans = nil
-			break
-		}
-		orphans = kids
-		if time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+	if sc.Session == 0 {
+		sc.Session = 1500 * time.Millisecond
 	}
-
-	r := chaos.Analyze(seed, engine, hist, store, tl, orphans, calmStart, parts)
-	t.Log(r.Summary("mutex"))
-	for _, f := range engine.Faults() {
-		if f.Err != nil {
-			t.Logf("fault error: %v", f)
-		}
+	if sc.Fault == 0 {
+		sc.Fault = 16 * time.Second
 	}
+	if sc.Calm == 0 {
+		sc.Calm = 6 * time.Second
+	}
+	r, tl, err := sc.Run(context.Background())
+	require.NoError(t, err)
+	t.Log(r.Summary(sc.Recipe))
 	if !r.OK() {
-		t.Errorf("chaos mutex failed (rerun with CHAOS_SEED=%d):\n%s", seed, r.Explain(tl, 2*time.Second, 3))
+		t.Errorf("chaos %s failed (rerun with CHAOS_SEED=%d):\n%s", sc.Recipe, sc.Seed, r.Explain(tl, 2*time.Second, 3))
 	}
-	require.True(t, r.Linearizable, "porcupine: history not linearizable against one holder")
+	require.True(t, r.Linearizable, "porcupine: history not linearizable against the recipe's model")
 	require.Empty(t, r.Overlaps, "overlapping holdings")
 	require.Zero(t, r.Store.StaleAccepted, "stale writes accepted")
 	require.Empty(t, r.BadMargins(), "margins <= 0")
-	require.Empty(t, r.Orphans, "orphans")
+	require.Empty(t, r.Orphans, "nodes left behind")
+	require.Empty(t, r.Unreaped, "recipe paths not reaped after Close")
 	require.Empty(t, r.CalmStuck, "participants without progress in the calm phase")
-	require.NotZero(t, r.Grants, fmt.Sprint("no grants"))
+	require.NotZero(t, r.Grants, "no grants")
+	return r
+}
+
+// TestChaosMutex (issue 13, the mutex): four participants, each its own
+// client behind its own fault link, contend for one mutex on a cluster of
+// their own while the seeded engine cuts and blackholes links (shorter
+// than, around and longer than the session timeout), drops replies to
+// create, getChildren and delete, and pauses, kills, stops or restarts
+// servers; then a calm phase. Asserted: porcupine finds the history
+// linearizable against a one-holder model, no pair of holdings overlaps,
+// the fenced store accepted no stale write, every margin from a holder's
+// Lost() to the next grant is > 0, every participant was granted in the
+// calm phase, no node is left under the lock path, the path is reaped
+// after Close, and no goroutine leaks. CHAOS_SEED reruns a seed.
+func TestChaosMutex(t *testing.T) {
+	runChaos(t, chaos.Scenario{
+		Recipe:   "mutex",
+		Capacity: chaos.OneHolder,
+		Fenced:   true,
+		Dirs:     []string{"/chaos/mutex"},
+		Start: func(_ context.Context, c *client.Client, p chaos.Part) (func(context.Context), error) {
+			m, err := mutex.New(c, "/chaos/mutex")
+			if err != nil {
+				return nil, err
+			}
+			w := &chaos.MutexWorker{Part: p, M: m}
+			return w.Run, nil
+		},
+	})
 }

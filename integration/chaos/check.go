@@ -9,37 +9,83 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// mutexInput is an operation on the mutex model.
-type mutexInput struct {
-	acquire bool
-	who     int
+// Capacity is what a recipe lets be held at once, as porcupine's model and
+// the overlap and margin checks see it: Units in all, each holding taking
+// its weight (Holding.W). A mutex or an election is OneHolder; a semaphore
+// has one unit per lease; a read/write lock gives a writer every unit and a
+// reader one, so that one writer or many readers fit.
+type Capacity struct {
+	Units int
+	// Downgrade lets a participant that holds every unit (a writer) take
+	// more: its read lock, taken before its write lock is released.
+	Downgrade bool
 }
 
-// MutexModel is porcupine's model of a mutex: one holder at a time. Its
-// state is the holder's number, or -1 when free.
-var MutexModel = porcupine.Model{
-	Init: func() any { return -1 },
-	Step: func(state, input, _ any) (bool, any) {
-		holder, in := state.(int), input.(mutexInput)
-		if in.acquire {
-			return holder == -1, in.who
-		}
-		return holder == in.who, -1
-	},
-	DescribeOperation: func(input, _ any) string {
-		in := input.(mutexInput)
-		if in.acquire {
-			return fmt.Sprintf("acquire(p%d)", in.who)
-		}
-		return fmt.Sprintf("release(p%d)", in.who)
-	},
+// OneHolder is the capacity of a mutex and of an election: one holder.
+var OneHolder = Capacity{Units: 1}
+
+// MaxParts is the most participants a scenario may have (the model's
+// state is an array, so that porcupine can compare states with ==).
+const MaxParts = 16
+
+// capState is what each participant holds, in units.
+type capState [MaxParts]int32
+
+// capInput is an operation on the capacity model.
+type capInput struct {
+	acquire bool
+	who     int
+	w       int32
+	kind    string
+}
+
+// Model returns porcupine's model of c: an acquire is legal when its
+// weight fits beside what is held (or its participant holds every unit and
+// c allows a downgrade); a release is legal when its participant holds at
+// least its weight.
+func (c Capacity) Model() porcupine.Model {
+	return porcupine.Model{
+		Init: func() any { return capState{} },
+		Step: func(state, input, _ any) (bool, any) {
+			st, in := state.(capState), input.(capInput)
+			if in.acquire {
+				if !c.fits(st, in.who, in.w) {
+					return false, st
+				}
+				st[in.who] += in.w
+				return true, st
+			}
+			if st[in.who] < in.w {
+				return false, st
+			}
+			st[in.who] -= in.w
+			return true, st
+		},
+		DescribeOperation: func(input, _ any) string {
+			in := input.(capInput)
+			op := "release"
+			if in.acquire {
+				op = "acquire"
+			}
+			return fmt.Sprintf("%s(%s %s w=%d)", op, PartName(in.who), in.kind, in.w)
+		},
+	}
+}
+
+// fits reports whether who may take w more units in state st.
+func (c Capacity) fits(st capState, who int, w int32) bool {
+	var sum int32
+	for _, u := range st {
+		sum += u
+	}
+	units := int32(max(c.Units, 1))
+	return sum+w <= units || (c.Downgrade && st[who] >= units)
 }
 
 // Operations turns the successful and open acquires into porcupine
-// operations: an acquire over [Lock invoke, Lock return] (an open one
-// never returns), and a release at the holding's end, the earlier of
-// Unlock's invoke and Lost() closing. Failed acquires held nothing and are
-// left out.
+// operations: an acquire over [invoke, return] (an open one never
+// returns), and a release at the holding's end, the earlier of its release
+// call and its loss signal. Failed acquires held nothing and are left out.
 func Operations(hs []Holding, origin time.Time) []porcupine.Operation {
 	var ops []porcupine.Operation
 	ns := func(t time.Time) int64 { return t.Sub(origin).Nanoseconds() }
@@ -51,43 +97,73 @@ func Operations(hs []Holding, origin time.Time) []porcupine.Operation {
 		if !h.Open() {
 			ret = ns(h.Return)
 		}
-		ops = append(ops, porcupine.Operation{ClientId: h.Who, Input: mutexInput{true, h.Who}, Call: ns(h.Invoke), Return: ret})
+		w := int32(h.W())
+		ops = append(ops, porcupine.Operation{ClientId: h.Who, Input: capInput{true, h.Who, w, h.Kind}, Call: ns(h.Invoke), Return: ret})
 		if end := h.End(); !h.Open() && !end.IsZero() {
-			ops = append(ops, porcupine.Operation{ClientId: h.Who, Input: mutexInput{false, h.Who}, Call: ns(end), Return: ns(end)})
+			ops = append(ops, porcupine.Operation{ClientId: h.Who, Input: capInput{false, h.Who, w, h.Kind}, Call: ns(end), Return: ns(end)})
 		}
 	}
 	return ops
 }
 
-// CheckMutex runs porcupine's linearizability check of hs against
-// MutexModel; it reports whether the history is linearizable.
-func CheckMutex(hs []Holding, origin time.Time) (bool, porcupine.CheckResult) {
-	res, _ := porcupine.CheckOperationsVerbose(MutexModel, Operations(hs, origin), time.Minute)
+// Check runs porcupine's linearizability check of hs against c's model;
+// it reports whether the history is linearizable.
+func (c Capacity) Check(hs []Holding, origin time.Time) (bool, porcupine.CheckResult) {
+	res, _ := porcupine.CheckOperationsVerbose(c.Model(), Operations(hs, origin), time.Minute)
 	return res == porcupine.Ok, res
 }
 
-// Overlap is a pair of holdings that both believed they held at once.
+// CheckMutex is OneHolder.Check.
+func CheckMutex(hs []Holding, origin time.Time) (bool, porcupine.CheckResult) {
+	return OneHolder.Check(hs, origin)
+}
+
+// Overlap is a grant that did not fit beside the holdings its holders
+// still believed they held.
 type Overlap struct {
-	A, B Holding // A was granted first
+	A, B Holding // B's grant did not fit; A is the earliest of the others still held then
 }
 
 // At is the instant at which the overlap began: B's grant.
 func (o Overlap) At() time.Time { return o.B.Return }
 
-// Overlaps lists every pair of granted holdings whose intervals [grant,
-// end] intersect (a holding without an end lasts forever).
-func Overlaps(hs []Holding) []Overlap {
+// heldAt returns what each participant believed it held at instant at,
+// from the holdings in g other than skip (an index into g).
+func heldAt(g []Holding, at time.Time, skip int) (st capState, first int) {
+	first = -1
+	for i, a := range g {
+		if i == skip || a.Return.After(at) {
+			continue
+		}
+		if end := a.End(); !end.IsZero() && !end.After(at) {
+			continue
+		}
+		st[a.Who%MaxParts] += int32(a.W())
+		if first < 0 && a.Who != g[skip].Who {
+			first = i
+		}
+	}
+	return st, first
+}
+
+// Overlaps lists every grant that did not fit, under c, beside what the
+// other holders still believed they held at that instant (a holding
+// without an end lasts forever). For one holder: every pair of holdings
+// whose intervals [grant, end] intersect, counted at the later grant.
+func (c Capacity) Overlaps(hs []Holding) []Overlap {
 	g := granted(hs)
 	var out []Overlap
-	for i, a := range g {
-		for _, b := range g[i+1:] {
-			if end := a.End(); end.IsZero() || end.After(b.Return) {
-				out = append(out, Overlap{a, b})
-			}
+	for i, b := range g {
+		st, first := heldAt(g, b.Return, i)
+		if !c.fits(st, b.Who%MaxParts, int32(b.W())) && first >= 0 {
+			out = append(out, Overlap{g[first], b})
 		}
 	}
 	return out
 }
+
+// Overlaps is OneHolder.Overlaps.
+func Overlaps(hs []Holding) []Overlap { return OneHolder.Overlaps(hs) }
 
 // granted returns the granted holdings in grant order.
 func granted(hs []Holding) []Holding {
@@ -101,25 +177,36 @@ func granted(hs []Holding) []Holding {
 	return g
 }
 
-// Margin is, for a holding ended by its loss signal, the time from Lost()
-// closing to the next grant to anyone else (negative: an overlap).
+// Margin is, for a holding ended by its loss signal, the time from that
+// signal to the first later grant that needed its units (negative: an
+// overlap).
 type Margin struct {
 	Holding Holding
 	Next    Holding
 	D       time.Duration
 }
 
-// Margins lists the margin of every holding ended by a fault that was
-// followed by another participant's grant.
-func Margins(hs []Holding) []Margin {
+// Margins lists, for every holding ended by a fault, the margin to the
+// first grant to another participant that would not have fitted had the
+// holding still been held. For one holder that is the next grant to anyone
+// else.
+func (c Capacity) Margins(hs []Holding) []Margin {
 	g := granted(hs)
 	var out []Margin
 	for i, h := range g {
 		if !h.ByFault() {
 			continue
 		}
-		for _, n := range g[i+1:] {
-			if n.Who != h.Who {
+		for j := i + 1; j < len(g); j++ {
+			n := g[j]
+			if n.Who == h.Who {
+				continue
+			}
+			st, _ := heldAt(g, n.Return, j)
+			if end := h.End(); !end.After(n.Return) {
+				st[h.Who%MaxParts] += int32(h.W()) // count h as still held
+			}
+			if !c.fits(st, n.Who%MaxParts, int32(n.W())) {
 				out = append(out, Margin{h, n, n.Return.Sub(h.Lost)})
 				break
 			}
@@ -127,6 +214,9 @@ func Margins(hs []Holding) []Margin {
 	}
 	return out
 }
+
+// Margins is OneHolder.Margins.
+func Margins(hs []Holding) []Margin { return OneHolder.Margins(hs) }
 
 // MarginStats returns the smallest and the median margin (0, 0 for none).
 func MarginStats(ms []Margin) (minD, median time.Duration) {

@@ -2,8 +2,10 @@ package chaos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -26,13 +28,20 @@ const (
 	DropCreate      Kind = "drop-create" // the reply to the next create is lost
 	DropChildren    Kind = "drop-children"
 	DropDelete      Kind = "drop-delete"
-	ServerPause     Kind = "pause" // SIGSTOP one server, then SIGCONT
-	ServerKill      Kind = "kill"  // SIGKILL one server, then start it again
+	ServerPause     Kind = "pause"       // SIGSTOP one server, then SIGCONT
+	ServerKill      Kind = "kill"        // SIGKILL one server, then start it again
+	ServerStop      Kind = "stop"        // stop one server gracefully, then start it again
+	RestartAll      Kind = "restart-all" // stop every server, then start them all
 )
 
 // AllKinds lists every kind the engine draws from by default.
 var AllKinds = []Kind{CutShort, CutAround, CutLong, BlackholeShort, BlackholeAround, BlackholeLong,
-	DropCreate, DropChildren, DropDelete, ServerPause, ServerKill}
+	DropCreate, DropChildren, DropDelete, ServerPause, ServerKill, ServerStop, RestartAll}
+
+// serverKind reports whether k hits servers rather than a link.
+func serverKind(k Kind) bool {
+	return k == ServerPause || k == ServerKill || k == ServerStop || k == RestartAll
+}
 
 // Fault is one fault the engine applied, with its instants.
 type Fault struct {
@@ -101,7 +110,7 @@ func (e *Engine) Run(ctx context.Context, d time.Duration) {
 	kinds := e.Kinds
 	if kinds == nil {
 		for _, k := range AllKinds {
-			if (k == ServerPause || k == ServerKill) && e.Cluster == nil {
+			if serverKind(k) && e.Cluster == nil {
 				continue
 			}
 			kinds = append(kinds, k)
@@ -114,6 +123,7 @@ func (e *Engine) Run(ctx context.Context, d time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	var wg sync.WaitGroup
+	defer e.disarm()
 	defer wg.Wait()
 	for {
 		if !sleep(ctx, time.Duration(rng.Int64N(int64(gap)))+50*time.Millisecond) {
@@ -178,43 +188,14 @@ func (e *Engine) note(what string) {
 // only armed; wg waits for it to fire or for ctx to end.
 func (e *Engine) apply(ctx context.Context, rng *rand.Rand, k Kind, wg *sync.WaitGroup) {
 	d := e.span(rng, k)
-	undoCtx := context.WithoutCancel(ctx)
-	switch k {
-	case ServerPause, ServerKill:
-		s := rng.IntN(e.Cluster.Size())
-		f := Fault{Kind: k, Target: fmt.Sprintf("s%d", s), Start: time.Now()}
-		var err error
-		if k == ServerPause {
-			err = e.Cluster.PauseServer(undoCtx, s)
-		} else {
-			err = e.Cluster.KillServer(undoCtx, s)
-		}
-		f.Err = err
-		i := e.record(f)
-		e.note(fmt.Sprintf("%s s%d for %v", k, s, d.Round(time.Millisecond)))
-		sleep(ctx, d)
-		if k == ServerPause {
-			err = e.Cluster.ResumeServer(undoCtx, s)
-		} else {
-			err = e.Cluster.StartServer(undoCtx, s)
-		}
-		e.update(i, func(f *Fault) {
-			f.End = time.Now()
-			if err != nil && f.Err == nil {
-				f.Err = err
-			}
-		})
-		e.note(fmt.Sprintf("end %s s%d", k, s))
+	if serverKind(k) {
+		e.serverFault(ctx, rng, k, d)
 		return
 	}
 	tg := e.Targets[rng.IntN(len(e.Targets))]
-	if e.Holder != nil && rng.IntN(2) == 0 {
-		if name := e.Holder(); name != "" {
-			for _, t := range e.Targets {
-				if t.Name == name {
-					tg = t
-				}
-			}
+	if rng.IntN(2) == 0 {
+		if h, ok := e.holder(); ok {
+			tg = h
 		}
 	}
 	f := Fault{Kind: k, Target: tg.Name, Start: time.Now()}
@@ -251,4 +232,116 @@ func (e *Engine) apply(ctx context.Context, rng *rand.Rand, k Kind, wg *sync.Wai
 	tg.Link.Restore()
 	e.update(i, func(f *Fault) { f.End = time.Now() })
 	e.note(fmt.Sprintf("restore %s", tg.Name))
+}
+
+// holder returns the target of the participant holding now, if any.
+func (e *Engine) holder() (Target, bool) {
+	if e.Holder == nil {
+		return Target{}, false
+	}
+	name := e.Holder()
+	for _, t := range e.Targets {
+		if name != "" && t.Name == name {
+			return t, true
+		}
+	}
+	return Target{}, false
+}
+
+// disarm disarms the dropped-reply faults that never fired, so that none
+// fires in the calm phase.
+func (e *Engine) disarm() {
+	for _, t := range e.Targets {
+		if n := t.Link.Disarm(); n > 0 {
+			e.note(fmt.Sprintf("%d dropped-reply faults on %s disarmed, never fired", n, t.Name))
+		}
+	}
+}
+
+// pickServer chooses the server a server fault hits: in an ensemble, the
+// server the holder is connected to, the leader, or a follower, at random
+// (any server when that one cannot be told); the only one otherwise. It
+// returns the server's index and how it was chosen.
+func (e *Engine) pickServer(ctx context.Context, rng *rand.Rand) (int, string) {
+	n := e.Cluster.Size()
+	random := rng.IntN(n)
+	if n == 1 {
+		return 0, ""
+	}
+	switch rng.IntN(3) {
+	case 0:
+		if h, ok := e.holder(); ok {
+			if i := slices.Index(e.Cluster.Addrs(), h.Link.Remote()); i >= 0 {
+				return i, h.Name + "'s server"
+			}
+		}
+	case 1:
+		if i, err := e.Cluster.Leader(ctx); err == nil {
+			return i, "leader"
+		}
+	default:
+		if l, err := e.Cluster.Leader(ctx); err == nil {
+			return (l + 1 + rng.IntN(n-1)) % n, "follower"
+		}
+	}
+	return random, ""
+}
+
+// serverFault applies a server fault of kind k for d, then undoes it.
+func (e *Engine) serverFault(ctx context.Context, rng *rand.Rand, k Kind, d time.Duration) {
+	undoCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	servers := []int{}
+	target, role := "all", ""
+	if k == RestartAll {
+		for i := range e.Cluster.Size() {
+			servers = append(servers, i)
+		}
+	} else {
+		s, r := e.pickServer(undoCtx, rng)
+		servers, target, role = []int{s}, fmt.Sprintf("s%d", s), r
+	}
+	if role != "" {
+		target += " (" + role + ")"
+	}
+	f := Fault{Kind: k, Target: target, Start: time.Now()}
+	var errs []error
+	for _, s := range servers {
+		var err error
+		switch k {
+		case ServerPause:
+			err = e.Cluster.PauseServer(undoCtx, s)
+		case ServerKill:
+			err = e.Cluster.KillServer(undoCtx, s)
+		default:
+			err = e.Cluster.StopServer(undoCtx, s)
+		}
+		errs = append(errs, err)
+	}
+	f.Err = errors.Join(errs...)
+	i := e.record(f)
+	e.note(fmt.Sprintf("%s %s for %v", k, target, d.Round(time.Millisecond)))
+	sleep(ctx, d)
+	errs = make([]error, len(servers))
+	var wg sync.WaitGroup
+	for j, s := range servers { // together: one server of an ensemble alone cannot serve
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if k == ServerPause {
+				errs[j] = e.Cluster.ResumeServer(undoCtx, s)
+			} else {
+				errs[j] = e.Cluster.StartServer(undoCtx, s)
+			}
+		}()
+	}
+	wg.Wait()
+	err := errors.Join(errs...)
+	e.update(i, func(f *Fault) {
+		f.End = time.Now()
+		if err != nil && f.Err == nil {
+			f.Err = err
+		}
+	})
+	e.note(fmt.Sprintf("end %s %s", k, target))
 }

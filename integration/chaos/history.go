@@ -11,6 +11,8 @@ import (
 // when it succeeded, how the holding ended.
 type Holding struct {
 	Who    int
+	Kind   string // what is held: "" for the one kind of a recipe, or "read", "write", "lease", "term"
+	Weight int    // units of the recipe's capacity it takes (0 counts as 1; see Capacity)
 	Invoke time.Time
 	Return time.Time // zero: Lock never returned (outcome unknown)
 	OK     bool      // Lock returned nil
@@ -62,22 +64,53 @@ type Op struct {
 }
 
 // Invoke records that participant who called Lock now.
-func (h *History) Invoke(who int) *Op {
-	r := &Holding{Who: who, Invoke: time.Now()}
+func (h *History) Invoke(who int) *Op { return h.InvokeAs(who, "", 1) }
+
+// InvokeAs records that participant who began to acquire now a holding of
+// kind taking weight units of the recipe's capacity.
+func (h *History) InvokeAs(who int, kind string, weight int) *Op {
+	r := &Holding{Who: who, Kind: kind, Weight: weight, Invoke: time.Now()}
 	h.mu.Lock()
 	h.hold = append(h.hold, r)
 	h.mu.Unlock()
-	h.tl.AddAt(r.Invoke, h.name(who), "Lock invoked")
+	what := "Lock invoked"
+	if kind != "" {
+		what = "acquire " + kind + " invoked"
+	}
+	h.tl.AddAt(r.Invoke, h.name(who), what)
 	return &Op{h: h, r: r}
 }
 
-// Failed records that Lock returned err: not held.
+// Also records a second holding granted by the same call as o (one of
+// AcquireN's leases): it shares o's invoke and return.
+func (o *Op) Also(token int64) *Op {
+	r := *o.r
+	r.Token, r.Lost, r.Unlock = token, time.Time{}, time.Time{}
+	o.h.mu.Lock()
+	o.h.hold = append(o.h.hold, &r)
+	o.h.mu.Unlock()
+	o.h.tl.AddAt(r.Return, o.h.name(r.Who), "GRANTED "+o.kind()+"token "+itoa(token))
+	return &Op{h: o.h, r: &r}
+}
+
+// kind is o's kind followed by a space, or "".
+func (o *Op) kind() string {
+	if o.r.Kind == "" {
+		return ""
+	}
+	return o.r.Kind + " "
+}
+
+// W returns the units of capacity the holding takes (Weight, at least 1).
+func (h Holding) W() int { return max(h.Weight, 1) }
+
+// Failed records that the acquire returned err: not held.
 func (o *Op) Failed(err error) {
 	at := time.Now()
 	o.h.mu.Lock()
 	o.r.Return = at
 	o.h.mu.Unlock()
-	o.h.tl.AddAt(at, o.h.name(o.r.Who), "Lock failed: "+err.Error())
+	o.h.tl.AddAt(at, o.h.name(o.r.Who), o.kind()+"acquire failed: "+err.Error())
 }
 
 // Granted records that Lock returned nil at instant at, with the holding's
@@ -86,7 +119,7 @@ func (o *Op) Granted(at time.Time, token int64) {
 	o.h.mu.Lock()
 	o.r.Return, o.r.OK, o.r.Token = at, true, token
 	o.h.mu.Unlock()
-	o.h.tl.AddAt(at, o.h.name(o.r.Who), "GRANTED token "+itoa(token))
+	o.h.tl.AddAt(at, o.h.name(o.r.Who), "GRANTED "+o.kind()+"token "+itoa(token))
 }
 
 // LostAt records that the holding's Lost() closed at instant at.
@@ -98,7 +131,7 @@ func (o *Op) LostAt(at time.Time) {
 	}
 	o.h.mu.Unlock()
 	if first {
-		o.h.tl.AddAt(at, o.h.name(o.r.Who), "Lost() closed")
+		o.h.tl.AddAt(at, o.h.name(o.r.Who), o.kind()+"Lost() closed")
 	}
 }
 
@@ -108,7 +141,7 @@ func (o *Op) Unlocking() {
 	o.h.mu.Lock()
 	o.r.Unlock = at
 	o.h.mu.Unlock()
-	o.h.tl.AddAt(at, o.h.name(o.r.Who), "Unlock invoked")
+	o.h.tl.AddAt(at, o.h.name(o.r.Who), o.kind()+"release invoked")
 }
 
 // Holder returns the name of a participant that holds now (granted, not

@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"context"
-	"math/rand/v2"
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -13,78 +12,27 @@ import (
 // the fenced store while it believes it holds, and unlocks, again and again
 // until its context ends.
 type MutexWorker struct {
-	Who      int
-	M        *mutex.Mutex
-	History  *History
-	Store    *Store
-	Timeline *Timeline
-	Seed     uint64
-	Session  time.Duration // bounds each Lock (2 to 3 session timeouts)
+	Part
+	M *mutex.Mutex
 }
 
 // Run runs the worker until ctx ends; it returns once its last holding is
 // released (Unlock runs on a context of its own).
 func (w *MutexWorker) Run(ctx context.Context) {
-	rng := rand.New(rand.NewPCG(w.Seed, uint64(w.Who)))
-	name := PartName(w.Who)
 	for ctx.Err() == nil {
-		lctx, cancel := context.WithTimeout(ctx, 2*w.Session+time.Duration(rng.Int64N(int64(w.Session))))
+		lctx, cancel := context.WithTimeout(ctx, w.AcquireTimeout())
 		op := w.History.Invoke(w.Who)
 		err := w.M.Lock(lctx)
 		at := time.Now()
 		cancel()
 		if err != nil {
 			op.Failed(err)
-			sleep(ctx, time.Duration(rng.Int64N(int64(50*time.Millisecond))))
+			w.Backoff(ctx)
 			continue
 		}
-		token, terr := w.M.Token(context.WithoutCancel(ctx))
-		if terr != nil {
-			token = 0 // lost already: it will not write
-		}
-		op.Granted(at, token)
-		if token > 0 {
-			w.Store.Granted(token)
-		}
-		stop, watched := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(watched)
-			select {
-			case <-w.M.Lost():
-				op.LostAt(time.Now())
-			case <-stop:
-			}
-		}()
-		// Most holdings are short; one in three outlasts a session timeout,
-		// as a real job's does, so that faults hit holders mid-holding.
-		hold := time.Duration(20+rng.Int64N(600)) * time.Millisecond
-		if rng.IntN(3) == 0 {
-			hold = w.Session + time.Duration(rng.Int64N(int64(2*w.Session)))
-		}
-		deadline := time.Now().Add(hold)
-	writes:
-		for time.Now().Before(deadline) {
-			select {
-			case <-w.M.Lost():
-				op.LostAt(time.Now()) // keeps the watcher's instant if it came first
-				break writes
-			default:
-			}
-			if token > 0 && !w.Store.Write(token) {
-				w.Timeline.Add(name, "store REFUSED write with token "+itoa(token))
-			}
-			if !sleep(ctx, 30*time.Millisecond) {
-				break
-			}
-		}
-		op.Unlocking()
-		close(stop)
-		<-watched
-		uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		if err := w.M.Unlock(uctx); err != nil {
-			w.Timeline.Add(name, "Unlock: "+err.Error())
-		}
-		ucancel()
+		token, stop := w.Granted(ctx, op, at, w.M)
+		w.Hold(ctx, op, w.M, token, w.HoldTime())
+		w.Release(ctx, op, stop, w.M.Unlock)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 // Result is what a scenario's checks found.
 type Result struct {
+	Recipe       string
 	Seed         uint64
 	Faults       map[Kind]int
 	Grants       int
@@ -17,19 +18,20 @@ type Result struct {
 	Overlaps     []Overlap
 	Store        StoreStats
 	Margins      []Margin
-	Orphans      []string
+	Orphans      []string // nodes left under the recipe's paths once the workers stopped
+	Unreaped     []string // recipe paths still there once the clients closed
 	CalmStuck    []string // participants without a grant in the calm phase
 }
 
 // Analyze runs every check over a scenario's history and store. orphans
 // are the nodes left under the lock path; calmStart is when the calm phase
 // began; n the number of participants.
-func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans []string, calmStart time.Time, n int) Result {
+func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans []string, calmStart time.Time, n int, c Capacity) Result {
 	hs := h.Holdings()
 	r := Result{Seed: seed, Faults: e.Counts(), Store: s.Stats(), Orphans: orphans}
-	r.Linearizable, _ = CheckMutex(hs, tl.Origin)
-	r.Overlaps = Overlaps(hs)
-	r.Margins = Margins(hs)
+	r.Linearizable, _ = c.Check(hs, tl.Origin)
+	r.Overlaps = c.Overlaps(hs)
+	r.Margins = c.Margins(hs)
 	calm := make([]bool, n)
 	for _, x := range hs {
 		if x.OK {
@@ -64,7 +66,7 @@ func (r Result) BadMargins() []Margin {
 // OK reports whether every check passed.
 func (r Result) OK() bool {
 	return r.Linearizable && len(r.Overlaps) == 0 && r.Store.StaleAccepted == 0 &&
-		len(r.BadMargins()) == 0 && len(r.Orphans) == 0 && len(r.CalmStuck) == 0
+		len(r.BadMargins()) == 0 && len(r.Orphans) == 0 && len(r.Unreaped) == 0 && len(r.CalmStuck) == 0
 }
 
 // Summary is the scenario's one-line summary.
@@ -82,11 +84,11 @@ func (r Result) Summary(recipe string) string {
 	}
 	mn, med := MarginStats(r.Margins)
 	return fmt.Sprintf("chaos %s seed=%d faults=%d{%s} grants=%d open=%d porcupine=%s overlaps=%d "+
-		"fence{accepted=%d refused=%d stale-accepted=%d} margins{n=%d min=%v median=%v bad=%d} orphans=%d calm-stuck=%d",
+		"fence{accepted=%d refused=%d stale-accepted=%d} margins{n=%d min=%v median=%v bad=%d} orphans=%d unreaped=%d calm-stuck=%d",
 		recipe, r.Seed, total, strings.Join(kinds, " "), r.Grants, r.Open, lin, len(r.Overlaps),
 		r.Store.Accepted, r.Store.Refused, r.Store.StaleAccepted,
 		len(r.Margins), mn.Round(time.Millisecond), med.Round(time.Millisecond), len(r.BadMargins()),
-		len(r.Orphans), len(r.CalmStuck))
+		len(r.Orphans), len(r.Unreaped), len(r.CalmStuck))
 }
 
 // Explain renders a readable timeline around each violation (at most max
@@ -115,7 +117,10 @@ func (r Result) Explain(tl *Timeline, window time.Duration, max int) string {
 		fmt.Fprintf(&b, "%s\n%s", mark, tl.Around(m.Next.Return, window, mark))
 	}
 	if len(r.Orphans) > 0 {
-		fmt.Fprintf(&b, "ORPHANS left under the lock path: %v\n", r.Orphans)
+		fmt.Fprintf(&b, "ORPHANS left under the recipe's paths: %v\n", r.Orphans)
+	}
+	if len(r.Unreaped) > 0 {
+		fmt.Fprintf(&b, "recipe paths not reaped after Close: %v\n", r.Unreaped)
 	}
 	if len(r.CalmStuck) > 0 {
 		fmt.Fprintf(&b, "no grant in the calm phase: %v\n", r.CalmStuck)

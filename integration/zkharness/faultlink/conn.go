@@ -14,6 +14,8 @@ type proxyConn struct {
 	net.Conn
 
 	link *Link
+	addr string // the address dialed
+	seq  int64  // the link's dial count when it was dialed
 
 	// blackholed is set by Link.Blackhole and never cleared: Restore closes
 	// the connection instead.

@@ -132,6 +132,7 @@ func (l *Link) Dial(network, address string, timeout time.Duration) (net.Conn, e
 	c := &proxyConn{
 		Conn:       raw,
 		link:       l,
+		addr:       address,
 		closed:     make(chan struct{}),
 		deadlineCh: make(chan struct{}, 1),
 	}
@@ -148,6 +149,7 @@ func (l *Link) Dial(network, address string, timeout time.Duration) (net.Conn, e
 	}
 	l.conns[c] = struct{}{}
 	l.dials++
+	c.seq = l.dials
 	l.mu.Unlock()
 	return c, nil
 }
@@ -326,6 +328,33 @@ func (l *Link) DropReplyTo(ops ...int32) <-chan struct{} {
 	l.drops = append(l.drops, d)
 	l.mu.Unlock()
 	return d.fired
+}
+
+// Disarm disarms every DropReplyTo fault that has not fired yet (their
+// channels stay open) and returns how many there were.
+func (l *Link) Disarm() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.drops)
+	l.drops = nil
+	return n
+}
+
+// Remote returns the address the newest open connection was dialed to, or
+// "" when the link has none open.
+func (l *Link) Remote() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var newest *proxyConn
+	for c := range l.conns {
+		if newest == nil || c.seq > newest.seq {
+			newest = c
+		}
+	}
+	if newest == nil {
+		return ""
+	}
+	return newest.addr
 }
 
 // takeDrop disarms and returns the oldest armed fault matching op, if any.

@@ -776,3 +776,39 @@ func TestLinkZeroValueAndBadDial(t *testing.T) {
 		t.Fatalf("Dials() = %d, want 1", got)
 	}
 }
+
+func TestLinkDisarmAndRemote(t *testing.T) {
+	s := linkTestSetup(t)
+	l := New()
+	defer l.Close()
+	if got := l.Remote(); got != "" {
+		t.Fatalf("Remote() with no connection = %q, want \"\"", got)
+	}
+	c := linkTestHandshake(t, l, s)
+	if got := l.Remote(); got != s.addr() {
+		t.Fatalf("Remote() = %q, want %q", got, s.addr())
+	}
+
+	fired := l.DropReplyTo(OpCreate)
+	l.DropReplyTo(OpDelete)
+	if n := l.Disarm(); n != 2 {
+		t.Fatalf("Disarm() = %d, want 2", n)
+	}
+	cr := linkTestRequest(1, OpCreate, "/a")
+	linkTestWrite(t, c, cr)
+	s.next()
+	linkTestExpectFrame(t, c, cr) // the reply passes: the fault was disarmed
+	select {
+	case <-fired:
+		t.Fatal("a disarmed fault fired")
+	default:
+	}
+	if n := l.Disarm(); n != 0 {
+		t.Fatalf("second Disarm() = %d, want 0", n)
+	}
+
+	l.Cut()
+	if got := l.Remote(); got != "" {
+		t.Fatalf("Remote() after Cut = %q, want \"\"", got)
+	}
+}
