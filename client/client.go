@@ -42,6 +42,8 @@ type Client struct {
 	expiry      *time.Timer
 	negotiated  time.Duration // session timeout the server granted; 0 until the first session
 	subs        map[*subscriber]struct{}
+
+	watches watchSet // GetWatch's shared data watches
 }
 
 // New validates the options and returns a Client. It does no I/O: call Start.

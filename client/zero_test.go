@@ -66,6 +66,19 @@ func TestZeroClient(t *testing.T) {
 			}
 			return typed("GetW", err)
 		},
+		"GetWatch": func() error {
+			_, _, w, err := c.GetWatch(ctx, "/x")
+			if w != nil {
+				return fmt.Errorf("zero Client.GetWatch: a watch")
+			}
+			return typed("GetWatch", err)
+		},
+		"DataWatches": func() error {
+			if n, m := c.DataWatches(); n != 0 || m != 0 {
+				return fmt.Errorf("zero Client.DataWatches: %d, %d", n, m)
+			}
+			return nil
+		},
 		"Set":    func() error { _, err := c.Set(ctx, "/x", nil, -1); return typed("Set", err) },
 		"Exists": func() error { _, _, err := c.Exists(ctx, "/x"); return typed("Exists", err) },
 		"ExistsW": func() error {

@@ -113,6 +113,7 @@ func (q *Queue) attempt(ctx context.Context, req Request) (*Held, error) {
 		return nil, errForeignNode
 	}
 	h, err := w.run(ctx)
+	w.stopWatches()
 	if err != nil {
 		w.abandon()
 		return nil, err
@@ -298,14 +299,14 @@ func (w *waiter) wait(ctx context.Context, target, early string) (waitEnd, error
 	select {
 	case ev := <-tch:
 		wakeups.Add(1)
-		w.target = watched{}
+		w.target.stop()
 		if ev.Type == zk.EventNodeDeleted {
 			return targetDeleted, nil
 		}
 		return targetChanged, nil
 	case <-ech:
 		wakeups.Add(1)
-		w.early = watched{}
+		w.early.stop()
 		return earlyDeleted, nil
 	case <-sess.Done():
 		return 0, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
@@ -315,27 +316,43 @@ func (w *waiter) wait(ctx context.Context, target, early string) (waitEnd, error
 }
 
 // watched is a data watch a waiter has set on another contender's node.
+// It is a client.Watch, which the waiter gives up (Stop) when it no longer
+// needs it: a waiter whose ctx ends leaves nothing in go-zookeeper's
+// watcher table, however long the node it watched lives.
 type watched struct {
 	name string
-	ch   <-chan zk.Event
+	w    *client.Watch
+}
+
+// stop gives the watch up and empties the slot.
+func (s *watched) stop() {
+	s.w.Stop()
+	*s = watched{}
 }
 
 // watch returns a data watch on the node name, reusing the one in *slot if
-// it is on the same node; gone reports that the node does not exist.
+// it is on the same node (else giving that one up); gone reports that the
+// node does not exist.
 func (w *waiter) watch(ctx context.Context, slot *watched, name string) (<-chan zk.Event, bool, error) {
-	if slot.name == name && slot.ch != nil {
-		return slot.ch, false, nil
+	if slot.name == name && slot.w != nil {
+		return slot.w.Events(), false, nil
 	}
-	_, _, ch, err := w.q.c.GetW(ctx, path.Join(w.q.dir, name))
+	slot.stop()
+	_, _, wt, err := w.q.c.GetWatch(ctx, path.Join(w.q.dir, name))
 	if errors.Is(err, zk.ErrNoNode) {
-		*slot = watched{}
 		return nil, true, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	*slot = watched{name: name, ch: ch}
-	return ch, false, nil
+	*slot = watched{name: name, w: wt}
+	return wt.Events(), false, nil
+}
+
+// stopWatches gives up the waiter's watches once it stops waiting.
+func (w *waiter) stopWatches() {
+	w.target.stop()
+	w.early.stop()
 }
 
 // abandonWithin bounds how long a failed acquire waits for its own nodes'

@@ -43,6 +43,7 @@ func (q *Queue) Enter(ctx context.Context, req Request) (client.ProtectedNode, e
 func (q *Queue) Resume(ctx context.Context, req Request, node client.ProtectedNode) (*Held, error) {
 	w := &waiter{q: q, req: req, node: node, name: path.Base(node.Path)}
 	w.readOwn(ctx)
+	defer w.stopWatches()
 	return w.run(ctx)
 }
 
