@@ -1,17 +1,6 @@
 package integration
 
-import (
-	"testing"
-	"time"
-
-	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
-)
-
-// chaosElectionFault is the fault phase of the election scenarios, set
-// here rather than left to runChaos because the workers need it: they cut
-// their long holds short once it is over, so that every participant can
-// lead in the calm phase (see chaos.StartLatch).
-const chaosElectionFault = 16 * time.Second
+import "testing"
 
 // TestChaosLatch (issue 13, the leader latch): four participants, each its
 // own client behind its own fault link, campaign with election.Latch on
@@ -27,16 +16,7 @@ const chaosElectionFault = 16 * time.Second
 // grant is > 0, every participant led in the calm phase, no node is left
 // under the latch's path, the path is reaped after Close, and no goroutine
 // leaks. CHAOS_SEED reruns a seed.
-func TestChaosLatch(t *testing.T) {
-	runChaos(t, chaos.Scenario{
-		Recipe:   "latch",
-		Capacity: chaos.OneHolder,
-		Fenced:   true,
-		Fault:    chaosElectionFault,
-		Dirs:     []string{"/chaos/latch"},
-		Start:    chaos.StartLatch("/chaos/latch", chaosElectionFault),
-	})
-}
+func TestChaosLatch(t *testing.T) { runWorkload(t, "latch") }
 
 // TestChaosRun (issue 13, the leader loop): as TestChaosLatch, with each
 // participant in one election.Run for the whole scenario, whose lead
@@ -45,13 +25,4 @@ func TestChaosLatch(t *testing.T) {
 // same checks: one leader at a time by porcupine and by overlaps, no stale
 // write accepted, margins > 0, every participant led in the calm phase, no
 // node left, the path reaped, no goroutine leaked.
-func TestChaosRun(t *testing.T) {
-	runChaos(t, chaos.Scenario{
-		Recipe:   "run",
-		Capacity: chaos.OneHolder,
-		Fenced:   true,
-		Fault:    chaosElectionFault,
-		Dirs:     []string{"/chaos/run"},
-		Start:    chaos.StartRun("/chaos/run", chaosElectionFault),
-	})
-}
+func TestChaosRun(t *testing.T) { runWorkload(t, "run") }

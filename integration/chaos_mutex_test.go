@@ -9,10 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
 // chaosSeed is CHAOS_SEED when set (to rerun a scenario), else a fresh seed.
@@ -89,19 +87,11 @@ func runChaos(t *testing.T, sc chaos.Scenario) chaos.Result {
 // Lost() to the next grant is > 0, every participant was granted in the
 // calm phase, no node is left under the lock path, the path is reaped
 // after Close, and no goroutine leaks. CHAOS_SEED reruns a seed.
-func TestChaosMutex(t *testing.T) {
-	runChaos(t, chaos.Scenario{
-		Recipe:   "mutex",
-		Capacity: chaos.OneHolder,
-		Fenced:   true,
-		Dirs:     []string{"/chaos/mutex"},
-		Start: func(_ context.Context, c *client.Client, p chaos.Part) (func(context.Context), error) {
-			m, err := mutex.New(c, "/chaos/mutex")
-			if err != nil {
-				return nil, err
-			}
-			w := &chaos.MutexWorker{Part: p, M: m}
-			return w.Run, nil
-		},
-	})
+func TestChaosMutex(t *testing.T) { runWorkload(t, "mutex") }
+
+// runWorkload runs the chaos workload of recipe with runChaos.
+func runWorkload(t *testing.T, recipe string) chaos.Result {
+	w, err := chaos.WorkloadOf(recipe)
+	require.NoError(t, err)
+	return runChaos(t, w.Scenario())
 }

@@ -22,40 +22,6 @@ func (h TermHeld) Lost() <-chan struct{} { return h.T.Done() }
 // Token is the term's token; it is known even once the term has ended.
 func (h TermHeld) Token(context.Context) (int64, error) { return h.T.Token(), nil }
 
-// calmHold is the longest an election worker holds once its LongUntil has
-// passed: about the longest of Part.HoldTime's short holds.
-const calmHold = 500 * time.Millisecond
-
-// clipHold cuts a drawn hold d, left before the worker's LongUntil: a hold
-// longer than calmHold may last until LongUntil but not beyond it, and
-// once it has passed it lasts calmHold at most.
-//
-// Why: one leader at a time, and every participant must lead in the calm
-// phase. A leader that steps down queues again at the back, so the last
-// of four is granted after the three holds before its own; with holds of
-// up to three session timeouts (Part.HoldTime) that often takes longer
-// than the calm phase, all the more when the calm phase begins with the
-// participants' sessions expiring after a server fault. Holds longer than
-// a session timeout are what let a late loss signal show as an overlap
-// (a holder must still hold when its session expires), so they are kept
-// for the fault phase and only cut short after it.
-func clipHold(d, left time.Duration) time.Duration {
-	if d <= calmHold {
-		return d
-	}
-	return min(d, max(left, calmHold))
-}
-
-// holdTime draws a hold (Part.HoldTime) and clips it to end by longUntil
-// (zero: not clipped).
-func holdTime(p *Part, longUntil time.Time) time.Duration {
-	d := p.HoldTime()
-	if longUntil.IsZero() {
-		return d
-	}
-	return clipHold(d, time.Until(longUntil))
-}
-
 // LatchWorker is one participant of a leader latch scenario: it starts a
 // latch, awaits its term, writes to the fenced store while the term lasts
 // and steps down, again and again until its context ends. It steps down by
@@ -67,9 +33,6 @@ type LatchWorker struct {
 	Part
 	C    *client.Client
 	Path string
-	// LongUntil is when holds longer than calmHold must have ended: the
-	// end of the fault phase or earlier (zero: never; see clipHold).
-	LongUntil time.Time
 }
 
 // Run runs the worker until ctx ends; it returns once its last latch is
@@ -112,7 +75,7 @@ func (w *LatchWorker) campaign(ctx context.Context, l *election.Latch) {
 		}
 		h := TermHeld{t}
 		token, stop := w.Granted(ctx, op, at, h)
-		lost := w.Hold(ctx, op, h, token, holdTime(&w.Part, w.LongUntil))
+		lost := w.Hold(ctx, op, h, token, w.HoldTime())
 		keep := ctx.Err() == nil && w.Rand().IntN(3) == 0
 		switch {
 		case !keep:
@@ -155,9 +118,6 @@ type RunWorker struct {
 	Part
 	C    *client.Client
 	Path string
-	// LongUntil is when holds longer than calmHold must have ended (see
-	// LatchWorker.LongUntil).
-	LongUntil time.Time
 }
 
 // Run runs the worker until ctx ends; it returns once election.Run has
@@ -193,7 +153,7 @@ func (w *RunWorker) Run(ctx context.Context) {
 		} else {
 			h := TermHeld{t}
 			token, stop := w.Granted(ctx, op, at, h)
-			w.Hold(ctx, op, h, token, holdTime(&w.Part, w.LongUntil))
+			w.Hold(ctx, op, h, token, w.HoldTime())
 			w.Release(ctx, op, stop, func(context.Context) error { return nil }) // Run deletes the node
 		}
 		op = nil
@@ -225,37 +185,29 @@ func (w *RunWorker) Run(ctx context.Context) {
 	}
 }
 
-// StartLatch returns a Scenario's Start that makes LatchWorkers on path;
-// fault is the scenario's fault phase (0: holds are not clipped; see
-// clipHold).
-func StartLatch(path string, fault time.Duration) func(context.Context, *client.Client, Part) (func(context.Context), error) {
+// StartLatch returns a Scenario's Start that makes LatchWorkers on path.
+func StartLatch(path string) func(context.Context, *client.Client, Part) (func(context.Context), error) {
 	return func(_ context.Context, c *client.Client, p Part) (func(context.Context), error) {
 		if _, err := election.NewLatch(c, path); err != nil { // checks c and path; no I/O
 			return nil, err
 		}
-		w := &LatchWorker{Part: p, C: c, Path: path, LongUntil: longUntil(fault)}
+		w := &LatchWorker{Part: p, C: c, Path: path}
 		return w.Run, nil
 	}
 }
 
-// StartRun returns a Scenario's Start that makes RunWorkers on path; fault
-// is the scenario's fault phase (0: holds are not clipped).
-func StartRun(path string, fault time.Duration) func(context.Context, *client.Client, Part) (func(context.Context), error) {
+// StartRun returns a Scenario's Start that makes RunWorkers on path.
+func StartRun(path string) func(context.Context, *client.Client, Part) (func(context.Context), error) {
 	return func(_ context.Context, c *client.Client, p Part) (func(context.Context), error) {
 		if _, err := election.NewLatch(c, path); err != nil { // Run's checks of c and path; no I/O
 			return nil, err
 		}
-		w := &RunWorker{Part: p, C: c, Path: path, LongUntil: longUntil(fault)}
+		w := &RunWorker{Part: p, C: c, Path: path}
 		return w.Run, nil
 	}
 }
 
-// longUntil is when long holds must end for a fault phase of length fault
-// that has not begun yet (Start is called before it begins, so the end is
-// no later than the true one); zero for 0.
-func longUntil(fault time.Duration) time.Time {
-	if fault <= 0 {
-		return time.Time{}
-	}
-	return time.Now().Add(fault)
+func init() {
+	register(Workload{Recipe: "latch", Capacity: OneHolder, Fenced: true, Dirs: []string{"/chaos/latch"}, Start: StartLatch("/chaos/latch")})
+	register(Workload{Recipe: "run", Capacity: OneHolder, Fenced: true, Dirs: []string{"/chaos/run"}, Start: StartRun("/chaos/run")})
 }

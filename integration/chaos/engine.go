@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,7 +47,8 @@ func serverKind(k Kind) bool {
 // Fault is one fault the engine applied, with its instants.
 type Fault struct {
 	Kind   Kind
-	Target string    // "p3" for a participant's link, "s0" for a server
+	Target string    // "p3" for a participant's link, "s0" for a server, "all"
+	Role   string    // a server fault in an ensemble: "leader", "follower", "holder" or "" (any)
 	Start  time.Time // when it was applied (armed, for a dropped reply)
 	Fired  time.Time // a dropped reply: when the request went out (zero if never)
 	End    time.Time // when it was undone (restored, resumed, restarted)
@@ -93,11 +95,17 @@ func (e *Engine) Faults() []Fault {
 	return append([]Fault(nil), e.faults...)
 }
 
-// Counts returns how many faults of each kind were applied.
-func (e *Engine) Counts() map[Kind]int {
-	m := map[Kind]int{}
+// Counts returns how many faults of each kind were applied; a server
+// fault's kind is followed by the role of the server it hit, as in
+// "kill@leader", "pause@follower" or "stop@p2's server".
+func (e *Engine) Counts() map[string]int {
+	m := map[string]int{}
 	for _, f := range e.Faults() {
-		m[f.Kind]++
+		k := string(f.Kind)
+		if f.Role != "" {
+			k += "@" + f.Role
+		}
+		m[k]++
 	}
 	return m
 }
@@ -304,7 +312,10 @@ func (e *Engine) serverFault(ctx context.Context, rng *rand.Rand, k Kind, d time
 	if role != "" {
 		target += " (" + role + ")"
 	}
-	f := Fault{Kind: k, Target: target, Start: time.Now()}
+	f := Fault{Kind: k, Target: target, Role: role, Start: time.Now()}
+	if strings.HasSuffix(role, "'s server") {
+		f.Role = "holder"
+	}
 	var errs []error
 	for _, s := range servers {
 		var err error

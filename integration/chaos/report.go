@@ -11,7 +11,7 @@ import (
 type Result struct {
 	Recipe       string
 	Seed         uint64
-	Faults       map[Kind]int
+	Faults       map[string]int // by kind (and role, see Engine.Counts)
 	Grants       int
 	Open         int // acquires whose outcome is unknown
 	Linearizable bool

@@ -23,6 +23,9 @@ type Part struct {
 	Timeline *Timeline
 	Seed     uint64
 	Session  time.Duration // the participants' session timeout
+	// LongUntil is when holds longer than calmHold must have ended: the
+	// end of the fault phase (zero: never; see clipHold).
+	LongUntil time.Time
 
 	rng *rand.Rand
 }
@@ -46,13 +49,41 @@ func (p *Part) AcquireTimeout() time.Duration {
 
 // HoldTime draws how long to hold: most holdings are short; one in three
 // outlasts a session timeout, as a real job's does, so that faults hit
-// holders mid-holding.
+// holders mid-holding. Long holds end by LongUntil (see clipHold).
 func (p *Part) HoldTime() time.Duration {
 	r := p.Rand()
+	d := time.Duration(20+r.Int64N(600)) * time.Millisecond
 	if r.IntN(3) == 0 {
-		return p.Session + time.Duration(r.Int64N(int64(2*p.Session)))
+		d = p.Session + time.Duration(r.Int64N(int64(2*p.Session)))
 	}
-	return time.Duration(20+r.Int64N(600)) * time.Millisecond
+	if p.LongUntil.IsZero() {
+		return d
+	}
+	return clipHold(d, time.Until(p.LongUntil))
+}
+
+// calmHold is the longest a worker holds once its LongUntil has passed:
+// about the longest of HoldTime's short holds.
+const calmHold = 500 * time.Millisecond
+
+// clipHold cuts a drawn hold d, left before LongUntil: a hold longer than
+// calmHold may last until LongUntil but not beyond it, and once it has
+// passed it lasts calmHold at most.
+//
+// Why: every participant must be granted in the calm phase. With one
+// holder at a time, a holder that releases queues again at the back, so
+// the last of four is granted after the three holds before its own; with
+// holds of up to three session timeouts that often takes longer than the
+// calm phase, all the more when it begins with sessions expiring after a
+// server fault. Holds longer than a session timeout are what let a late
+// loss signal show as an overlap (a holder must still hold when its
+// session expires), so they are kept for the fault phase and only cut
+// short after it.
+func clipHold(d, left time.Duration) time.Duration {
+	if d <= calmHold {
+		return d
+	}
+	return min(d, max(left, calmHold))
 }
 
 // Backoff sleeps a little after a failed acquire; it reports whether ctx
