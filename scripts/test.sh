@@ -47,6 +47,8 @@ fi
 
 grep -hE "zkharness: backend=[a-z]+ .*servers=[0-9]+ addrs=" "$log" | sed 's/^.*zkharness: /test: served by: /' | sort | uniq -c
 grep -E '^(ok|FAIL|---)[[:space:]]' "$log" | grep -v -- '--- PASS' || true
+# The chaos scenarios' summary lines (seed, faults, checks): a failed one reruns with CHAOS_SEED.
+grep -hoE 'chaos [a-z]+ seed=[0-9]+ .*' "$log" | sed 's/^/test: /' || true
 passed=$(grep -c -- '--- PASS' "$log")
 failed=$(grep -c -- '--- FAIL' "$log")
 skipped=$(grep -c -- '--- SKIP' "$log")

@@ -127,3 +127,46 @@ func TestCapacityRWLock(t *testing.T) {
 	early = append(early, read(1, 100, 180, 300))
 	wantCapacity(t, "reader beside another's write", c, early, o, false, 1)
 }
+
+// TestLimitAt: with limit changes, the units allowed at an instant are the
+// limit settled Grace before it, or any limit being set since (a set
+// under way, just returned or failed); never above Units.
+func TestLimitAt(t *testing.T) {
+	o := time.Now()
+	c := Capacity{Units: 3, Grace: 100 * time.Millisecond, Limits: []LimitChange{
+		{Invoke: at(o, 1000), Return: at(o, 1010), Value: 2, OK: true},
+		{Invoke: at(o, 2000), Return: at(o, 2010), Value: 3, OK: true},
+		{Invoke: at(o, 3000), Return: at(o, 3010), Value: 2, OK: false}, // outcome unknown
+		{Invoke: at(o, 4000), Return: at(o, 4010), Value: 2, OK: true},
+	}}
+	for _, tc := range []struct {
+		ms   int
+		want int
+	}{
+		{500, 3},  // before any change: Units
+		{1005, 3}, // lowering under way: the old limit still allowed
+		{1100, 3}, // returned less than Grace before
+		{1200, 2}, // settled
+		{2005, 3}, // raising under way: the new limit allowed at once
+		{2500, 3},
+		{3500, 3}, // a failed lowering: 2 or 3, so 3
+		{4500, 2}, // a later lowering settled: the failed one no longer counts
+	} {
+		if got := c.LimitAt(at(o, tc.ms)); got != tc.want {
+			t.Errorf("LimitAt(%d ms) = %d, want %d", tc.ms, got, tc.want)
+		}
+	}
+	// Three leases believed held at 1500 ms, when the limit is 2: an overlap
+	// that the static Units (3) would not show.
+	hs := []Holding{
+		{Who: 0, Kind: "lease", Invoke: at(o, 1300), Return: at(o, 1310), OK: true, Unlock: at(o, 1800)},
+		{Who: 1, Kind: "lease", Invoke: at(o, 1300), Return: at(o, 1320), OK: true, Unlock: at(o, 1800)},
+		{Who: 2, Kind: "lease", Invoke: at(o, 1400), Return: at(o, 1500), OK: true, Unlock: at(o, 1800)},
+	}
+	if n := len(c.Overlaps(hs)); n != 1 {
+		t.Fatalf("%d overlaps under the lowered limit, want 1", n)
+	}
+	if n := len(Capacity{Units: 3}.Overlaps(hs)); n != 0 {
+		t.Fatalf("%d overlaps without limit changes, want 0", n)
+	}
+}

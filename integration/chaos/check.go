@@ -19,6 +19,36 @@ type Capacity struct {
 	// Downgrade lets a participant that holds every unit (a writer) take
 	// more: its read lock, taken before its write lock is released.
 	Downgrade bool
+	// Limits, when set, lower the units over time (a semaphore whose limit
+	// comes from a shared count): see LimitAt. Units stays the most ever
+	// allowed, which is what porcupine's model checks.
+	Limits []LimitChange
+	// Grace is how long after a limit change returned an acquirer may
+	// still act on the limit it saw before (its copy of the count is
+	// updated by a watch, a round trip later).
+	Grace time.Duration
+}
+
+// LimitAt returns the units allowed for a grant at instant t: Units with
+// no limit changes; else the larger of the limit last set at least Grace
+// before t and every limit whose set was under way, or returned less than
+// Grace before t (or failed: its outcome is unknown), since then.
+func (c Capacity) LimitAt(t time.Time) int {
+	if len(c.Limits) == 0 {
+		return c.Units
+	}
+	settled, allowed := c.Units, 0
+	for _, l := range c.Limits {
+		if l.Invoke.After(t) {
+			continue
+		}
+		if l.OK && !l.Return.Add(c.Grace).After(t) {
+			settled, allowed = l.Value, 0 // in force everywhere by t: what came before no longer counts
+			continue
+		}
+		allowed = max(allowed, l.Value)
+	}
+	return min(max(settled, allowed), c.Units)
 }
 
 // OneHolder is the capacity of a mutex and of an election: one holder.
@@ -73,13 +103,16 @@ func (c Capacity) Model() porcupine.Model {
 }
 
 // fits reports whether who may take w more units in state st.
-func (c Capacity) fits(st capState, who int, w int32) bool {
+func (c Capacity) fits(st capState, who int, w int32) bool { return c.fitsIn(st, who, w, c.Units) }
+
+// fitsIn is fits with units allowed in all.
+func (c Capacity) fitsIn(st capState, who int, w int32, units int) bool {
 	var sum int32
 	for _, u := range st {
 		sum += u
 	}
-	units := int32(max(c.Units, 1))
-	return sum+w <= units || (c.Downgrade && st[who] >= units)
+	u := int32(max(units, 1))
+	return sum+w <= u || (c.Downgrade && st[who] >= int32(max(c.Units, 1)))
 }
 
 // Operations turns the successful and open acquires into porcupine
@@ -146,7 +179,8 @@ func heldAt(g []Holding, at time.Time, skip int) (st capState, first int) {
 	return st, first
 }
 
-// Overlaps lists every grant that did not fit, under c, beside what the
+// Overlaps lists every grant that did not fit, under c (and its limit at
+// that instant, LimitAt), beside what the
 // other holders still believed they held at that instant (a holding
 // without an end lasts forever). For one holder: every pair of holdings
 // whose intervals [grant, end] intersect, counted at the later grant.
@@ -155,7 +189,7 @@ func (c Capacity) Overlaps(hs []Holding) []Overlap {
 	var out []Overlap
 	for i, b := range g {
 		st, first := heldAt(g, b.Return, i)
-		if !c.fits(st, b.Who%MaxParts, int32(b.W())) && first >= 0 {
+		if !c.fitsIn(st, b.Who%MaxParts, int32(b.W()), c.LimitAt(b.Return)) && first >= 0 {
 			out = append(out, Overlap{g[first], b})
 		}
 	}
@@ -206,7 +240,7 @@ func (c Capacity) Margins(hs []Holding) []Margin {
 			if end := h.End(); !end.After(n.Return) {
 				st[h.Who%MaxParts] += int32(h.W()) // count h as still held
 			}
-			if !c.fits(st, n.Who%MaxParts, int32(n.W())) {
+			if !c.fitsIn(st, n.Who%MaxParts, int32(n.W()), c.LimitAt(n.Return)) {
 				out = append(out, Margin{h, n, n.Return.Sub(h.Lost)})
 				break
 			}

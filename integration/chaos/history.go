@@ -43,13 +43,23 @@ func (h Holding) ByFault() bool {
 	return !h.Lost.IsZero() && (h.Unlock.IsZero() || h.Lost.Before(h.Unlock))
 }
 
+// LimitChange is a change of a recipe's limit (a semaphore's shared
+// count): the value set, and the set call's invoke and return. A set whose
+// outcome is unknown (it failed) has OK false.
+type LimitChange struct {
+	Invoke, Return time.Time
+	Value          int
+	OK             bool
+}
+
 // History records every acquire and release of a run. Its methods are safe
 // for concurrent use.
 type History struct {
-	mu   sync.Mutex
-	hold []*Holding
-	tl   *Timeline
-	name func(int) string
+	mu     sync.Mutex
+	hold   []*Holding
+	limits []LimitChange
+	tl     *Timeline
+	name   func(int) string
 }
 
 // NewHistory returns an empty history that also notes its operations on tl.
@@ -142,6 +152,21 @@ func (o *Op) Unlocking() {
 	o.r.Unlock = at
 	o.h.mu.Unlock()
 	o.h.tl.AddAt(at, o.h.name(o.r.Who), o.kind()+"release invoked")
+}
+
+// LimitSet records a call that set the recipe's limit to value over
+// [invoke, ret]; ok reports whether it succeeded.
+func (h *History) LimitSet(invoke, ret time.Time, value int, ok bool) {
+	h.mu.Lock()
+	h.limits = append(h.limits, LimitChange{invoke, ret, value, ok})
+	h.mu.Unlock()
+}
+
+// Limits returns the limit changes recorded, in invoke order.
+func (h *History) Limits() []LimitChange {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]LimitChange(nil), h.limits...)
 }
 
 // Holder returns the name of a participant that holds now (granted, not

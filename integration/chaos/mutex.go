@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -44,7 +45,7 @@ func WatchClient(tl *Timeline, name string, c *client.Client) (stop func()) {
 	go func() {
 		defer close(done)
 		for s := range states {
-			tl.AddAt(s.Time, name, "client "+s.State.String())
+			tl.AddAt(s.Time, name, fmt.Sprintf("client %s session=0x%x", s.State, s.SessionID))
 		}
 	}()
 	return func() { cancel(); <-done }

@@ -18,7 +18,7 @@ type Result struct {
 	Overlaps     []Overlap
 	Store        StoreStats
 	Margins      []Margin
-	Orphans      []string // nodes left under the recipe's paths once the workers stopped
+	Orphans      []Orphan // nodes left under the recipe's paths once the workers stopped
 	Unreaped     []string // recipe paths still there once the clients closed
 	CalmStuck    []string // participants without a grant in the calm phase
 }
@@ -26,8 +26,14 @@ type Result struct {
 // Analyze runs every check over a scenario's history and store. orphans
 // are the nodes left under the lock path; calmStart is when the calm phase
 // began; n the number of participants.
-func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans []string, calmStart time.Time, n int, c Capacity) Result {
+func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans []Orphan, calmStart time.Time, n int, c Capacity) Result {
 	hs := h.Holdings()
+	if lim := h.Limits(); len(lim) > 0 {
+		c.Limits = lim
+		if c.Grace == 0 {
+			c.Grace = e.Session // the watch on the count is re-set on reconnect; a session timeout is ample
+		}
+	}
 	r := Result{Seed: seed, Faults: e.Counts(), Store: s.Stats(), Orphans: orphans}
 	r.Linearizable, _ = c.Check(hs, tl.Origin)
 	r.Overlaps = c.Overlaps(hs)
@@ -116,8 +122,18 @@ func (r Result) Explain(tl *Timeline, window time.Duration, max int) string {
 			m.D.Round(time.Millisecond), PartName(m.Holding.Who), tl.rel(m.Holding.Lost), PartName(m.Next.Who), tl.rel(m.Next.Return))
 		fmt.Fprintf(&b, "%s\n%s", mark, tl.Around(m.Next.Return, window, mark))
 	}
-	if len(r.Orphans) > 0 {
-		fmt.Fprintf(&b, "ORPHANS left under the recipe's paths: %v\n", r.Orphans)
+	for i, o := range r.Orphans {
+		if i == max {
+			fmt.Fprintf(&b, "... and %d more orphans\n", len(r.Orphans)-max)
+			break
+		}
+		if o.Err != nil || o.Created.IsZero() {
+			fmt.Fprintf(&b, "ORPHAN: %v\n", o)
+			continue
+		}
+		mark := fmt.Sprintf("ORPHAN created: %s, left behind by %s (session 0x%x) while its session lived",
+			o.Path, tl.WhoHad(o.Session), o.Session)
+		fmt.Fprintf(&b, "%s\n%s", mark, tl.Around(o.Created, window, mark))
 	}
 	if len(r.Unreaped) > 0 {
 		fmt.Fprintf(&b, "recipe paths not reaped after Close: %v\n", r.Unreaped)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
@@ -184,4 +185,21 @@ func (w *RWLockWorker) checkToken(wtoken, rtoken int64) {
 		w.mismatches.Add(1)
 		w.Timeline.Add(w.Name(), fmt.Sprintf("DOWNGRADE MISMATCH: read token %d, write token %d", rtoken, wtoken))
 	}
+}
+
+func init() {
+	register(Workload{
+		Recipe:   "rwlock",
+		Capacity: RWLockCapacity,
+		Fenced:   true,
+		Dirs:     []string{"/chaos/rwlock"},
+		Start: func(_ context.Context, c *client.Client, p Part) (func(context.Context), error) {
+			rw, err := rwlock.New(c, "/chaos/rwlock")
+			if err != nil {
+				return nil, err
+			}
+			w := &RWLockWorker{Part: p, RW: rw}
+			return w.Run, nil
+		},
+	})
 }

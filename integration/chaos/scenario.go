@@ -158,9 +158,24 @@ func (s *Scenario) connect(ctx context.Context, link *faultlink.Link, timeout ti
 	return c, nil
 }
 
+// Orphan is a node left under a scenario's paths.
+type Orphan struct {
+	Path    string
+	Session int64     // its ephemeral owner (0: persistent)
+	Created time.Time // its ctime, by the server's clock (the same machine's here)
+	Err     error     // the listing or stat that failed, if it is a failure rather than a node
+}
+
+func (o Orphan) String() string {
+	if o.Err != nil {
+		return fmt.Sprintf("%s (%v)", o.Path, o.Err)
+	}
+	return fmt.Sprintf("%s (session 0x%x)", o.Path, o.Session)
+}
+
 // leftUnder waits up to d for every node under the scenario's dirs to go;
-// it returns those still there (full paths).
-func (s *Scenario) leftUnder(ctx context.Context, c *client.Client, d time.Duration) []string {
+// it returns those still there.
+func (s *Scenario) leftUnder(ctx context.Context, c *client.Client, d time.Duration) []Orphan {
 	deadline := time.Now().Add(d)
 	for {
 		left := s.nodesUnder(ctx, c)
@@ -173,14 +188,14 @@ func (s *Scenario) leftUnder(ctx context.Context, c *client.Client, d time.Durat
 // nodesUnder lists every node below the scenario's dirs that is not a
 // container (containers are the recipes' structure, reaped by the server
 // once empty; every other node is a participant's).
-func (s *Scenario) nodesUnder(ctx context.Context, c *client.Client) []string {
-	var left []string
+func (s *Scenario) nodesUnder(ctx context.Context, c *client.Client) []Orphan {
+	var left []Orphan
 	var walk func(p string)
 	walk = func(p string) {
 		kids, _, err := c.Children(ctx, p)
 		if err != nil {
 			if !errors.Is(err, zk.ErrNoNode) {
-				left = append(left, fmt.Sprintf("%s (listing failed: %v)", p, err))
+				left = append(left, Orphan{Path: p, Err: fmt.Errorf("listing failed: %w", err)})
 			}
 			return
 		}
@@ -189,12 +204,12 @@ func (s *Scenario) nodesUnder(ctx context.Context, c *client.Client) []string {
 			ok, st, err := c.Exists(ctx, kp)
 			switch {
 			case err != nil:
-				left = append(left, fmt.Sprintf("%s (stat failed: %v)", kp, err))
+				left = append(left, Orphan{Path: kp, Err: fmt.Errorf("stat failed: %w", err)})
 			case !ok:
 			case st.EphemeralOwner == containerOwner:
 				walk(kp)
 			default:
-				left = append(left, fmt.Sprintf("%s (session 0x%x)", kp, st.EphemeralOwner))
+				left = append(left, Orphan{Path: kp, Session: st.EphemeralOwner, Created: time.UnixMilli(st.Ctime)})
 			}
 		}
 	}

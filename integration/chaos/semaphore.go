@@ -78,25 +78,49 @@ func (w *SemaphoreWorker) Run(ctx context.Context) {
 }
 
 // changeLimit sets the count to the low and the high limit in turn, every
-// 2 to 4 s, until ctx ends. It draws from a random source of its own (Rand
-// is the worker goroutine's).
+// 2 to 4 s, until the fault phase is over (LongUntil); then it sets the
+// high limit back for the calm phase (retrying until it is set or ctx
+// ends), so that every participant can be granted. Each set is recorded in
+// the history, so that the checks follow the limit (Capacity.LimitAt). It
+// draws from a random source of its own (Rand is the worker goroutine's).
 func (w *SemaphoreWorker) changeLimit(ctx context.Context) {
 	rng := rand.New(rand.NewPCG(w.Seed, 0x5e3a))
 	limits := [2]int32{SemaphoreLimitLow, SemaphoreLimitHigh}
+	calm := false
 	for i := 0; ; i++ {
-		if !sleep(ctx, 2*time.Second+time.Duration(rng.Int64N(int64(2*time.Second)))) {
+		if !calm && !w.LongUntil.IsZero() && time.Now().After(w.LongUntil) {
+			calm = true
+		}
+		gap := 2*time.Second + time.Duration(rng.Int64N(int64(2*time.Second)))
+		if calm {
+			gap = 100 * time.Millisecond
+		}
+		if !sleep(ctx, gap) {
 			return
 		}
 		n := limits[i%2]
-		sctx, cancel := context.WithTimeout(ctx, w.Session)
-		err := w.Count.Set(sctx, n)
-		cancel()
-		if err != nil {
-			w.Timeline.Add(w.Name(), fmt.Sprintf("limit set to %d failed: %v", n, err))
-			continue
+		if calm {
+			n = SemaphoreLimitHigh
 		}
-		w.Timeline.Add(w.Name(), fmt.Sprintf("limit set to %d", n))
+		if w.set(ctx, n) && calm {
+			return
+		}
 	}
+}
+
+// set sets the count to n, records it, and reports whether it was set.
+func (w *SemaphoreWorker) set(ctx context.Context, n int32) bool {
+	sctx, cancel := context.WithTimeout(ctx, w.Session)
+	defer cancel()
+	invoke := time.Now()
+	err := w.Count.Set(sctx, n)
+	w.History.LimitSet(invoke, time.Now(), int(n), err == nil)
+	if err != nil {
+		w.Timeline.Add(w.Name(), fmt.Sprintf("limit set to %d failed: %v", n, err))
+		return false
+	}
+	w.Timeline.Add(w.Name(), fmt.Sprintf("limit set to %d", n))
+	return true
 }
 
 // turn is one acquire, hold and release.
@@ -165,4 +189,19 @@ func (w *SemaphoreWorker) hold(ctx context.Context, ops []*Op, leases []*semapho
 			return
 		}
 	}
+}
+
+func init() {
+	register(Workload{
+		Recipe:   "semaphore",
+		Capacity: SemaphoreCapacity,
+		Dirs:     []string{"/chaos/semaphore"},
+		Start: func(ctx context.Context, c *client.Client, p Part) (func(context.Context), error) {
+			w, err := NewSemaphoreWorker(ctx, c, p, "/chaos/semaphore", "/chaos/semaphore-limit")
+			if err != nil {
+				return nil, err
+			}
+			return w.Run, nil
+		},
+	})
 }

@@ -59,3 +59,17 @@ func (t *Timeline) Around(at time.Time, w time.Duration, mark string) string {
 func (t *Timeline) rel(at time.Time) string {
 	return fmt.Sprintf("%.3fs", at.Sub(t.Origin).Seconds())
 }
+
+// WhoHad returns who noted session id (as "session=0x..." in an event), or
+// "an unknown participant".
+func (t *Timeline) WhoHad(id int64) string {
+	needle := fmt.Sprintf("session=0x%x", id)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range t.events {
+		if strings.Contains(e.What, needle) {
+			return e.Who
+		}
+	}
+	return "an unknown participant"
+}
