@@ -1,7 +1,38 @@
-// Package chaos is the foundation of the chaos suite (issue 13): a seeded
-// fault engine over the test harness, a history recorder of lock operations
-// with their invoke and return instants (one process clock), and the checks
-// run over it: a porcupine model of a mutex (one holder), a fenced store, the
-// margin between a holder's loss signal and the next grant, and the nodes
-// left behind. It is test-only code: it imports the harness.
+// Package chaos is zkrecipes' chaos suite: every recipe under random
+// faults, checked by a linearizability checker, a fenced store and the
+// nodes left behind. It is test code (it imports the harness); the tests
+// in package integration (TestChaos*) and the soak command cmd/zkchaos
+// run it.
+//
+// A Scenario runs one recipe's Workload (mutex, rwlock, semaphore, latch,
+// run): participants, each with its own client behind its own fault link
+// (faultlink), run the workload while the seeded Engine applies faults one
+// at a time: link cuts and blackholes shorter than, around and longer than
+// the session timeout; a dropped reply to create, getChildren or delete;
+// a server paused, killed or stopped (in an ensemble: the holder's server,
+// the leader or a follower) or every server restarted. Then a calm phase
+// in which every participant must be granted again.
+//
+// Every acquire and release (term start and end) is recorded with its
+// invoke and return instants on one process clock (History), and checked:
+//
+//   - porcupine (github.com/anishathalye/porcupine) against the recipe's
+//     Capacity model: one holder (mutex, elections), one writer or many
+//     readers with downgrades (rwlock), at most the limit (semaphore); an
+//     acquire whose outcome is unknown is left open-ended;
+//   - Overlaps: grants that did not fit beside what the other holders
+//     still believed they held (a semaphore's limit followed over time);
+//   - a fenced Store that accepts a write only with a token at least the
+//     highest it has seen, counting refusals and stale writes accepted;
+//   - Margins from a holder's loss signal (Lost(), the term's context) to
+//     the next grant that needed its units: all must be > 0;
+//   - nodes left under the recipe's paths once the workers stopped (while
+//     their sessions live), the paths reaped once the clients closed, and
+//     (in the tests) no goroutine leaked.
+//
+// Result.Summary is the one-line summary of a scenario; Result.Explain the
+// timeline (client states, faults, grants, losses, refused writes) around
+// each violation. The seed reruns the faults (CHAOS_SEED in the tests,
+// -seed in cmd/zkchaos); the workload's timing is not deterministic, so a
+// rerun replays the same faults, not the same interleaving.
 package chaos

@@ -17,8 +17,10 @@ type Holding struct {
 	Return time.Time // zero: Lock never returned (outcome unknown)
 	OK     bool      // Lock returned nil
 	Token  int64
-	Lost   time.Time // when Lost() closed (zero if not seen)
-	Unlock time.Time // when Unlock was invoked (zero if never)
+	// Session is the holder's session when it was granted (0: unknown).
+	Session int64
+	Lost    time.Time // when Lost() closed (zero if not seen)
+	Unlock  time.Time // when Unlock was invoked (zero if never)
 }
 
 // Open reports whether the acquire's outcome is unknown.
@@ -58,6 +60,7 @@ type History struct {
 	mu     sync.Mutex
 	hold   []*Holding
 	limits []LimitChange
+	ended  map[int64]time.Time // sessions the participants' clients lost
 	tl     *Timeline
 	name   func(int) string
 }
@@ -152,6 +155,34 @@ func (o *Op) Unlocking() {
 	o.r.Unlock = at
 	o.h.mu.Unlock()
 	o.h.tl.AddAt(at, o.h.name(o.r.Who), o.kind()+"release invoked")
+}
+
+// InSession records the session the holding was granted in.
+func (o *Op) InSession(id int64) {
+	o.h.mu.Lock()
+	o.r.Session = id
+	o.h.mu.Unlock()
+}
+
+// SessionLost records that a participant's client lost session id at at.
+func (h *History) SessionLost(id int64, at time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ended == nil {
+		h.ended = make(map[int64]time.Time)
+	}
+	h.ended[id] = at
+}
+
+// SessionsLost returns the sessions lost and when.
+func (h *History) SessionsLost() map[int64]time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := make(map[int64]time.Time, len(h.ended))
+	for id, at := range h.ended {
+		m[id] = at
+	}
+	return m
 }
 
 // LimitSet records a call that set the recipe's limit to value over

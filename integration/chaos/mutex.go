@@ -37,15 +37,18 @@ func (w *MutexWorker) Run(ctx context.Context) {
 	}
 }
 
-// WatchClient notes every state change of c on tl under name until the
-// returned stop is called.
-func WatchClient(tl *Timeline, name string, c *client.Client) (stop func()) {
+// WatchClient notes every state change of c on tl under name, and each
+// session it lost on h (when not nil), until the returned stop is called.
+func WatchClient(tl *Timeline, h *History, name string, c *client.Client) (stop func()) {
 	states, cancel := c.Subscribe()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for s := range states {
 			tl.AddAt(s.Time, name, fmt.Sprintf("client %s session=0x%x", s.State, s.SessionID))
+			if s.State == client.StateLost && h != nil {
+				h.SessionLost(s.SessionID, s.Time)
+			}
 		}
 	}()
 	return func() { cancel(); <-done }

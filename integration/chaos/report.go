@@ -17,7 +17,8 @@ type Result struct {
 	Linearizable bool
 	Overlaps     []Overlap
 	Store        StoreStats
-	Margins      []Margin
+	Margins      []Margin // of holdings whose session ended, and every one <= 0 (see ExpiryMargins)
+	Signals      int      // holdings ended by their loss signal and followed by a grant that needed them
 	Orphans      []Orphan // nodes left under the recipe's paths once the workers stopped
 	Unreaped     []string // recipe paths still there once the clients closed
 	CalmStuck    []string // participants without a grant in the calm phase
@@ -37,7 +38,7 @@ func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans
 	r := Result{Seed: seed, Faults: e.Counts(), Store: s.Stats(), Orphans: orphans}
 	r.Linearizable, _ = c.Check(hs, tl.Origin)
 	r.Overlaps = c.Overlaps(hs)
-	r.Margins = c.Margins(hs)
+	r.Signals, r.Margins = ExpiryMargins(c.Margins(hs), h.SessionsLost())
 	calm := make([]bool, n)
 	for _, x := range hs {
 		if x.OK {
@@ -56,6 +57,23 @@ func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans
 		}
 	}
 	return r
+}
+
+// ExpiryMargins keeps the margins that measure the promise: those of
+// holdings whose session ended (the server let the next holder in when it
+// expired the session, and the holder must have heard of its loss before),
+// and every margin <= 0 whatever its cause. The others are holdings whose
+// holder heard a loss signal (a suspension), released at once, and kept
+// its session: the next grant then follows the holder's own release, tens
+// of milliseconds later, which measures the worker's reaction, not a
+// margin. signals counts all.
+func ExpiryMargins(ms []Margin, lost map[int64]time.Time) (signals int, kept []Margin) {
+	for _, m := range ms {
+		if _, ended := lost[m.Holding.Session]; m.D <= 0 || (ended && m.Holding.Session != 0) {
+			kept = append(kept, m)
+		}
+	}
+	return len(ms), kept
 }
 
 // BadMargins returns the margins that are not > 0.
@@ -90,10 +108,10 @@ func (r Result) Summary(recipe string) string {
 	}
 	mn, med := MarginStats(r.Margins)
 	return fmt.Sprintf("chaos %s seed=%d faults=%d{%s} grants=%d open=%d porcupine=%s overlaps=%d "+
-		"fence{accepted=%d refused=%d stale-accepted=%d} margins{n=%d min=%v median=%v bad=%d} orphans=%d unreaped=%d calm-stuck=%d",
+		"fence{accepted=%d refused=%d stale-accepted=%d} margins{n=%d of %d min=%v median=%v bad=%d} orphans=%d unreaped=%d calm-stuck=%d",
 		recipe, r.Seed, total, strings.Join(kinds, " "), r.Grants, r.Open, lin, len(r.Overlaps),
 		r.Store.Accepted, r.Store.Refused, r.Store.StaleAccepted,
-		len(r.Margins), mn.Round(time.Millisecond), med.Round(time.Millisecond), len(r.BadMargins()),
+		len(r.Margins), r.Signals, mn.Round(time.Millisecond), med.Round(time.Millisecond), len(r.BadMargins()),
 		len(r.Orphans), len(r.Unreaped), len(r.CalmStuck))
 }
 

@@ -42,8 +42,8 @@ type SemaphoreWorker struct {
 // NewSemaphoreWorker makes participant p's worker on c: a count at
 // countPath (seeded with SemaphoreLimitHigh, started here) and a semaphore
 // at semPath taking its limit from it. The count's path must be outside the
-// scenario's Dirs: its node is persistent.
-func NewSemaphoreWorker(ctx context.Context, c *client.Client, p Part, semPath, countPath string) (*SemaphoreWorker, error) {
+// scenario's Dirs: its node is persistent. opts go to the semaphore.
+func NewSemaphoreWorker(ctx context.Context, c *client.Client, p Part, semPath, countPath string, opts ...semaphore.Option) (*SemaphoreWorker, error) {
 	count, err := shared.NewCount(c, countPath, SemaphoreLimitHigh)
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func NewSemaphoreWorker(ctx context.Context, c *client.Client, p Part, semPath, 
 	if err := count.Start(sctx); err != nil {
 		return nil, err
 	}
-	s, err := semaphore.NewWithCount(c, semPath, count)
+	s, err := semaphore.NewWithCount(c, semPath, count, opts...)
 	if err != nil {
 		_ = count.Close()
 		return nil, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"time"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
 // Held is what a worker needs of a holding: its loss signal and its
@@ -18,6 +20,7 @@ type Held interface {
 // random choices of its holdings. Workers of each recipe embed it.
 type Part struct {
 	Who      int
+	Client   *client.Client // the participant's client (nil in unit tests)
 	History  *History
 	Store    *Store // nil: holdings do not write (shared holdings: leases, readers)
 	Timeline *Timeline
@@ -101,6 +104,11 @@ func (p *Part) Granted(ctx context.Context, op *Op, at time.Time, h Held) (token
 		token = 0 // lost already: it will not write
 	}
 	op.Granted(at, token)
+	if p.Client != nil {
+		if sess := p.Client.Session(); sess != nil {
+			op.InSession(sess.ID())
+		}
+	}
 	if token > 0 && p.Store != nil {
 		p.Store.Granted(token)
 	}
