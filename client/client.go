@@ -268,10 +268,19 @@ func (c *Client) Logger() *slog.Logger {
 // this package does not wrap. Paths given to it are
 // not namespaced and its calls are not retried.
 func (c *Client) Conn(ctx context.Context) (*zk.Conn, error) {
+	conn, _, err := c.connUp(ctx)
+	return conn, err
+}
+
+// connUp is Conn that also returns the channel that marks the connection's
+// up period (c.upCh, closed while up, replaced when the connection is
+// lost): the same channel means no reconnect in between.
+func (c *Client) connUp(ctx context.Context) (*zk.Conn, <-chan struct{}, error) {
 	if c == nil || c.closedCh == nil {
-		return nil, errZeroClient()
+		return nil, nil, errZeroClient()
 	}
 	var conn *zk.Conn
+	var up <-chan struct{}
 	err := c.waitUntil(ctx, func() (bool, <-chan struct{}) {
 		// While (re)dialing, conn is nil and connReady is the next
 		// connection's: wait for it. While disconnected, wait for the
@@ -285,12 +294,13 @@ func (c *Client) Conn(ctx context.Context) (*zk.Conn, error) {
 		case !isClosedChan(c.upCh):
 			return false, c.upCh
 		}
+		up = c.upCh
 		return true, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return conn, nil
+	return conn, up, nil
 }
 
 // waitUntil calls ready with c.mu held until it reports true, waiting

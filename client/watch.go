@@ -17,9 +17,14 @@ import (
 // take its watch back. Against a node that lives long, such as a lock held
 // for hours, every timed-out Lock would leave one more entry in
 // go-zookeeper's watcher table. GetWatch instead shares one server watch
-// among every caller watching the same node in the same session, and Stop
-// drops the caller from it, so the table holds one entry per watched node
-// whatever the number of callers that came and went.
+// among every caller watching the same node on the same connection while
+// it stays up, and Stop drops the caller from it, so the table holds one
+// entry per watched node whatever the number of callers that came and
+// went. After a reconnect, callers set a fresh watch rather than join one
+// that go-zookeeper re-registered: each then stands on its own request.
+// Each shared watch has a goroutine that hands its event on; it ends when
+// the event comes, at the latest when go-zookeeper drops its watches
+// (shortly after Close).
 type Watch struct {
 	ch  chan zk.Event
 	set *watchSet
@@ -39,9 +44,12 @@ func (w *Watch) Stop() {
 	w.set.mu.Unlock()
 }
 
-// watchKey names a shared watch: one node in one connection (session).
+// watchKey names a shared watch: one node, on one go-zookeeper
+// connection, in one up period of it (the client's upCh; go-zookeeper keeps
+// its Conn across reconnects and even across sessions).
 type watchKey struct {
 	conn *zk.Conn
+	up   <-chan struct{}
 	path string
 }
 
@@ -62,8 +70,8 @@ type watchSet struct {
 // caller that joins reads without setting a watch: the shared one was set
 // before its read, so any change after the read still fires it (a change
 // between the two gives an event the read already saw, which is harmless).
-func (s *watchSet) getWatch(conn *zk.Conn, full string) ([]byte, *zk.Stat, *Watch, error) {
-	key := watchKey{conn, full}
+func (s *watchSet) getWatch(conn *zk.Conn, up <-chan struct{}, full string) ([]byte, *zk.Stat, *Watch, error) {
+	key := watchKey{conn, up, full}
 	s.mu.Lock()
 	if s.m == nil {
 		s.m = make(map[watchKey]*sharedWatch)
@@ -128,7 +136,8 @@ func (s *watchSet) forward(key watchKey, sh *sharedWatch, ch <-chan zk.Event) {
 }
 
 // GetWatch is GetW whose watch can be given up (see Watch): callers that
-// watch the same node in the same session share one server watch. A call
+// watch the same node on the same connection, with no reconnect between
+// them, share one server watch. A call
 // abandoned because ctx ended leaves no subscription behind.
 func (c *Client) GetWatch(ctx context.Context, path string) ([]byte, *zk.Stat, *Watch, error) {
 	full, err := c.abs(path)
@@ -142,12 +151,12 @@ func (c *Client) GetWatch(ctx context.Context, path string) ([]byte, *zk.Stat, *
 	}
 	var out reply
 	err = c.Do(ctx, func(ctx context.Context) error {
-		conn, err := c.Conn(ctx)
+		conn, up, err := c.connUp(ctx)
 		if err != nil {
 			return err
 		}
 		r, err := await(ctx, c, func() (reply, error) {
-			data, st, w, err := c.watches.getWatch(conn, full)
+			data, st, w, err := c.watches.getWatch(conn, up, full)
 			return reply{data, st, w}, err
 		}, func(r reply, _ error) { r.w.Stop() })
 		out = r

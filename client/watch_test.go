@@ -21,7 +21,7 @@ func TestWatchZeroAndNil(t *testing.T) {
 // there, once, and the shared entry is gone; a stopped one gets nothing.
 func TestWatchForwardFansOut(t *testing.T) {
 	s := &watchSet{m: map[watchKey]*sharedWatch{}}
-	key := watchKey{nil, "/a"}
+	key := watchKey{nil, nil, "/a"}
 	sh := &sharedWatch{subs: map[*Watch]struct{}{}}
 	s.m[key] = sh
 	s.mu.Lock()

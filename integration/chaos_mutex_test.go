@@ -62,6 +62,9 @@ func runChaos(t *testing.T, sc chaos.Scenario) chaos.Result {
 	r, tl, err := sc.Run(context.Background())
 	require.NoError(t, err)
 	t.Log(r.Summary(sc.Recipe))
+	if mn, _ := chaos.MarginStats(r.Margins); len(r.Margins) > 0 && mn < 250*time.Millisecond {
+		t.Log(r.Closest(tl, 3*time.Second))
+	}
 	if !r.OK() {
 		t.Errorf("chaos %s failed (rerun with CHAOS_SEED=%d):\n%s", sc.Recipe, sc.Seed, r.Explain(tl, 2*time.Second, 3))
 	}

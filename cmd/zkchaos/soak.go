@@ -140,6 +140,9 @@ func soak(ctx context.Context, o options, stdout, stderr io.Writer) int {
 		t.samples = append(t.samples, s)
 		t.mu.Unlock()
 		fmt.Fprintf(stdout, "%s heap=%s goroutines=%d\n", r.Summary(recipe), mib(s.heap), s.goroutines)
+		if mn, _ := chaos.MarginStats(r.Margins); r.OK() && len(r.Margins) > 0 && mn < 250*time.Millisecond {
+			fmt.Fprintf(stdout, "zkchaos: round %d: the closest call:\n%s", i+1, r.Closest(tl, 3*time.Second))
+		}
 		if !r.OK() {
 			fmt.Fprintf(stdout, "zkchaos: round %d FAILED (rerun: -recipe %s -seed %d -duration 1ns -servers %d -parts %d -session %v -fault %v -calm %v):\n%s",
 				i+1, recipe, seed, o.servers, o.parts, o.session, o.fault, o.calm, r.Explain(tl, 2*time.Second, 3))

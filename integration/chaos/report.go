@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,7 +18,7 @@ type Result struct {
 	Linearizable bool
 	Overlaps     []Overlap
 	Store        StoreStats
-	Margins      []Margin // of holdings whose session ended, and every one <= 0 (see ExpiryMargins)
+	Margins      []Margin // of holdings whose session ended with the fault, and every one <= 0 (see ExpiryMargins)
 	Signals      int      // holdings ended by their loss signal and followed by a grant that needed them
 	Orphans      []Orphan // nodes left under the recipe's paths once the workers stopped
 	Unreaped     []string // recipe paths still there once the clients closed
@@ -38,7 +39,7 @@ func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans
 	r := Result{Seed: seed, Faults: e.Counts(), Store: s.Stats(), Orphans: orphans}
 	r.Linearizable, _ = c.Check(hs, tl.Origin)
 	r.Overlaps = c.Overlaps(hs)
-	r.Signals, r.Margins = ExpiryMargins(c.Margins(hs), h.SessionsLost())
+	r.Signals, r.Margins = ExpiryMargins(c.Margins(hs), h.SessionsLost(), e.Session)
 	calm := make([]bool, n)
 	for _, x := range hs {
 		if x.OK {
@@ -60,16 +61,21 @@ func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans
 }
 
 // ExpiryMargins keeps the margins that measure the promise: those of
-// holdings whose session ended (the server let the next holder in when it
-// expired the session, and the holder must have heard of its loss before),
-// and every margin <= 0 whatever its cause. The others are holdings whose
-// holder heard a loss signal (a suspension), released at once, and kept
-// its session: the next grant then follows the holder's own release, tens
-// of milliseconds later, which measures the worker's reaction, not a
-// margin. signals counts all.
-func ExpiryMargins(ms []Margin, lost map[int64]time.Time) (signals int, kept []Margin) {
+// holdings whose session ended in the outage that signalled their loss
+// (the client lost it within two session timeouts t of the signal: the
+// server let the next holder in when it expired the session, and the
+// holder must have heard of its loss before), and every margin <= 0
+// whatever its cause. The others are holdings whose holder heard a loss
+// signal (a suspension), released at once and kept its session: the next
+// grant then follows the holder's own release, tens of milliseconds
+// later, which measures the worker's reaction, not a margin. signals
+// counts all.
+func ExpiryMargins(ms []Margin, lost map[int64]time.Time, t time.Duration) (signals int, kept []Margin) {
 	for _, m := range ms {
-		if _, ended := lost[m.Holding.Session]; m.D <= 0 || (ended && m.Holding.Session != 0) {
+		at, ended := lost[m.Holding.Session]
+		sameOutage := ended && m.Holding.Session != 0 &&
+			!at.Before(m.Holding.Lost.Add(-time.Second)) && !at.After(m.Holding.Lost.Add(2*t))
+		if m.D <= 0 || sameOutage {
 			kept = append(kept, m)
 		}
 	}
@@ -160,4 +166,17 @@ func (r Result) Explain(tl *Timeline, window time.Duration, max int) string {
 		fmt.Fprintf(&b, "no grant in the calm phase: %v\n", r.CalmStuck)
 	}
 	return b.String()
+}
+
+// Closest renders the timeline around the smallest margin kept, for a
+// look at the closest call; "" when there is none.
+func (r Result) Closest(tl *Timeline, window time.Duration) string {
+	if len(r.Margins) == 0 {
+		return ""
+	}
+	m := slices.MinFunc(r.Margins, func(a, b Margin) int { return cmp.Compare(a.D, b.D) })
+	mark := fmt.Sprintf("CLOSEST margin %v: %s's loss signal at %s (session 0x%x), %s granted at %s",
+		m.D.Round(time.Millisecond), PartName(m.Holding.Who), tl.rel(m.Holding.Lost), m.Holding.Session,
+		PartName(m.Next.Who), tl.rel(m.Next.Return))
+	return mark + "\n" + tl.Around(m.Next.Return, window, mark)
 }
