@@ -64,23 +64,23 @@ func TestStore(t *testing.T) {
 	}
 }
 
-// TestExpiryMargins: a margin counts when the holder's session was lost in
-// the outage that signalled the loss, or when it is <= 0; a holder that
-// released after a suspension and lost its session only later does not.
+// TestExpiryMargins: a margin counts when the holder's session ended with
+// no reconnect between the loss signal and its end (or when it is <= 0);
+// a holder that got its connection back (and could release) does not.
 func TestExpiryMargins(t *testing.T) {
 	o := time.Now()
-	T := time.Second
 	m := func(sess int64, lostMs, d int) Margin {
 		return Margin{Holding: Holding{Session: sess, Lost: at(o, lostMs)}, D: time.Duration(d) * time.Millisecond}
 	}
-	lost := map[int64]time.Time{1: at(o, 1500), 2: at(o, 9000)}
+	lost := map[int64]time.Time{1: at(o, 2500), 2: at(o, 4000)}
+	resumed := map[int64][]time.Time{1: {at(o, 500)}, 2: {at(o, 1010)}, 3: {at(o, 1010)}}
 	signals, kept := ExpiryMargins([]Margin{
-		m(1, 1000, 700), // session 1 lost 0.5 s after the signal: kept
-		m(2, 1000, 20),  // session 2 lost 8 s later, in another outage: a quick release, left out
+		m(1, 1000, 700), // session 1 lost at 2.5 s, resumed only before the signal: kept
+		m(2, 1000, 20),  // session 2 resumed 10 ms after the signal, lost later: left out
 		m(3, 1000, 30),  // session 3 never lost: left out
 		m(3, 1000, -5),  // <= 0: always kept
 		m(0, 1000, 40),  // session unknown: left out
-	}, lost, T)
+	}, lost, resumed)
 	if signals != 5 || len(kept) != 2 || kept[0].D != 700*time.Millisecond || kept[1].D != -5*time.Millisecond {
 		t.Fatalf("signals %d, kept %+v", signals, kept)
 	}

@@ -57,12 +57,13 @@ type LimitChange struct {
 // History records every acquire and release of a run. Its methods are safe
 // for concurrent use.
 type History struct {
-	mu     sync.Mutex
-	hold   []*Holding
-	limits []LimitChange
-	ended  map[int64]time.Time // sessions the participants' clients lost
-	tl     *Timeline
-	name   func(int) string
+	mu      sync.Mutex
+	hold    []*Holding
+	limits  []LimitChange
+	ended   map[int64]time.Time   // sessions the participants' clients lost
+	resumed map[int64][]time.Time // when each session's connection came back (Reconnected)
+	tl      *Timeline
+	name    func(int) string
 }
 
 // NewHistory returns an empty history that also notes its operations on tl.
@@ -174,15 +175,31 @@ func (h *History) SessionLost(id int64, at time.Time) {
 	h.ended[id] = at
 }
 
-// SessionsLost returns the sessions lost and when.
-func (h *History) SessionsLost() map[int64]time.Time {
+// SessionReconnected records that a participant's client got its
+// connection back, in the same session id, at at.
+func (h *History) SessionReconnected(id int64, at time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	m := make(map[int64]time.Time, len(h.ended))
-	for id, at := range h.ended {
-		m[id] = at
+	if h.resumed == nil {
+		h.resumed = make(map[int64][]time.Time)
 	}
-	return m
+	h.resumed[id] = append(h.resumed[id], at)
+}
+
+// Sessions returns, for each session, when it was lost (if it was) and
+// when its connection came back.
+func (h *History) Sessions() (lost map[int64]time.Time, resumed map[int64][]time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	lost = make(map[int64]time.Time, len(h.ended))
+	for id, at := range h.ended {
+		lost[id] = at
+	}
+	resumed = make(map[int64][]time.Time, len(h.resumed))
+	for id, ats := range h.resumed {
+		resumed[id] = append([]time.Time(nil), ats...)
+	}
+	return lost, resumed
 }
 
 // LimitSet records a call that set the recipe's limit to value over

@@ -38,7 +38,8 @@ func (w *MutexWorker) Run(ctx context.Context) {
 }
 
 // WatchClient notes every state change of c on tl under name, and each
-// session it lost on h (when not nil), until the returned stop is called.
+// session it lost or reconnected on h (when not nil), until the returned
+// stop is called.
 func WatchClient(tl *Timeline, h *History, name string, c *client.Client) (stop func()) {
 	states, cancel := c.Subscribe()
 	done := make(chan struct{})
@@ -46,8 +47,13 @@ func WatchClient(tl *Timeline, h *History, name string, c *client.Client) (stop 
 		defer close(done)
 		for s := range states {
 			tl.AddAt(s.Time, name, fmt.Sprintf("client %s session=0x%x", s.State, s.SessionID))
-			if s.State == client.StateLost && h != nil {
-				h.SessionLost(s.SessionID, s.Time)
+			if h != nil {
+				switch s.State {
+				case client.StateLost:
+					h.SessionLost(s.SessionID, s.Time)
+				case client.StateReconnected:
+					h.SessionReconnected(s.SessionID, s.Time)
+				}
 			}
 		}
 	}()

@@ -18,7 +18,7 @@ type Result struct {
 	Linearizable bool
 	Overlaps     []Overlap
 	Store        StoreStats
-	Margins      []Margin // of holdings whose session ended with the fault, and every one <= 0 (see ExpiryMargins)
+	Margins      []Margin // of holdings whose session expired, and every one <= 0 (see ExpiryMargins)
 	Signals      int      // holdings ended by their loss signal and followed by a grant that needed them
 	Orphans      []Orphan // nodes left under the recipe's paths once the workers stopped
 	Unreaped     []string // recipe paths still there once the clients closed
@@ -39,7 +39,8 @@ func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans
 	r := Result{Seed: seed, Faults: e.Counts(), Store: s.Stats(), Orphans: orphans}
 	r.Linearizable, _ = c.Check(hs, tl.Origin)
 	r.Overlaps = c.Overlaps(hs)
-	r.Signals, r.Margins = ExpiryMargins(c.Margins(hs), h.SessionsLost(), e.Session)
+	lost, resumed := h.Sessions()
+	r.Signals, r.Margins = ExpiryMargins(c.Margins(hs), lost, resumed)
 	calm := make([]bool, n)
 	for _, x := range hs {
 		if x.OK {
@@ -61,21 +62,22 @@ func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans
 }
 
 // ExpiryMargins keeps the margins that measure the promise: those of
-// holdings whose session ended in the outage that signalled their loss
-// (the client lost it within two session timeouts t of the signal: the
-// server let the next holder in when it expired the session, and the
+// holdings whose session ended without its connection coming back between
+// the loss signal and the end (so the holder could not delete its node:
+// the server let the next holder in when it expired the session, and the
 // holder must have heard of its loss before), and every margin <= 0
 // whatever its cause. The others are holdings whose holder heard a loss
-// signal (a suspension), released at once and kept its session: the next
-// grant then follows the holder's own release, tens of milliseconds
-// later, which measures the worker's reaction, not a margin. signals
-// counts all.
-func ExpiryMargins(ms []Margin, lost map[int64]time.Time, t time.Duration) (signals int, kept []Margin) {
+// signal (a suspension), got its connection back and released: the next
+// grant then follows the holder's own release, a few milliseconds later,
+// which measures the worker's reaction, not a margin. signals counts all.
+func ExpiryMargins(ms []Margin, lost map[int64]time.Time, resumed map[int64][]time.Time) (signals int, kept []Margin) {
 	for _, m := range ms {
-		at, ended := lost[m.Holding.Session]
-		sameOutage := ended && m.Holding.Session != 0 &&
-			!at.Before(m.Holding.Lost.Add(-time.Second)) && !at.After(m.Holding.Lost.Add(2*t))
-		if m.D <= 0 || sameOutage {
+		id := m.Holding.Session
+		end, ended := lost[id]
+		expired := ended && id != 0 && !slices.ContainsFunc(resumed[id], func(at time.Time) bool {
+			return !at.Before(m.Holding.Lost) && at.Before(end)
+		})
+		if m.D <= 0 || expired {
 			kept = append(kept, m)
 		}
 	}
