@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -83,5 +84,22 @@ func TestExpiryMargins(t *testing.T) {
 	}, lost, resumed)
 	if signals != 5 || len(kept) != 2 || kept[0].D != 700*time.Millisecond || kept[1].D != -5*time.Millisecond {
 		t.Fatalf("signals %d, kept %+v", signals, kept)
+	}
+}
+
+// TestAllGrantedSince: every participant must have a grant at or after
+// the instant; failed and earlier acquires do not count.
+func TestAllGrantedSince(t *testing.T) {
+	h := NewHistory(NewTimeline())
+	calm := time.Now()
+	h.Invoke(0).Granted(calm.Add(-time.Second), 1) // before the calm phase
+	h.Invoke(1).Failed(context.Canceled)
+	h.Invoke(1).Granted(calm.Add(time.Second), 2)
+	if h.AllGrantedSince(calm, 2) {
+		t.Fatal("p0 has no grant in the calm phase")
+	}
+	h.Invoke(0).Granted(calm, 3)
+	if !h.AllGrantedSince(calm, 2) {
+		t.Fatal("both were granted in the calm phase")
 	}
 }

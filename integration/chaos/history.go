@@ -217,6 +217,22 @@ func (h *History) Limits() []LimitChange {
 	return append([]LimitChange(nil), h.limits...)
 }
 
+// AllGrantedSince reports whether each of participants 0 to n-1 was
+// granted at or after t.
+func (h *History) AllGrantedSince(t time.Time, n int) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	seen := make([]bool, n)
+	left := n
+	for _, r := range h.hold {
+		if r.OK && !r.Return.Before(t) && r.Who < n && !seen[r.Who] {
+			seen[r.Who] = true
+			left--
+		}
+	}
+	return left == 0
+}
+
 // Holder returns the name of a participant that holds now (granted, not
 // ended), or "" when none does.
 func (h *History) Holder() string {

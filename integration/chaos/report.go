@@ -22,7 +22,8 @@ type Result struct {
 	Signals      int      // holdings ended by their loss signal and followed by a grant that needed them
 	Orphans      []Orphan // nodes left under the recipe's paths once the workers stopped
 	Unreaped     []string // recipe paths still there once the clients closed
-	CalmStuck    []string // participants without a grant in the calm phase
+	CalmStuck    []string  // participants without a grant in the calm phase
+	CalmStart    time.Time // when the calm phase began
 }
 
 // Analyze runs every check over a scenario's history and store. orphans
@@ -36,7 +37,7 @@ func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans
 			c.Grace = e.Session // the watch on the count is re-set on reconnect; a session timeout is ample
 		}
 	}
-	r := Result{Seed: seed, Faults: e.Counts(), Store: s.Stats(), Orphans: orphans}
+	r := Result{Seed: seed, Faults: e.Counts(), Store: s.Stats(), Orphans: orphans, CalmStart: calmStart}
 	r.Linearizable, _ = c.Check(hs, tl.Origin)
 	r.Overlaps = c.Overlaps(hs)
 	lost, resumed := h.Sessions()
@@ -164,8 +165,9 @@ func (r Result) Explain(tl *Timeline, window time.Duration, max int) string {
 	if len(r.Unreaped) > 0 {
 		fmt.Fprintf(&b, "recipe paths not reaped after Close: %v\n", r.Unreaped)
 	}
-	if len(r.CalmStuck) > 0 {
-		fmt.Fprintf(&b, "no grant in the calm phase: %v\n", r.CalmStuck)
+	for _, who := range r.CalmStuck {
+		fmt.Fprintf(&b, "NO GRANT in the calm phase (from %s) for %s; what it did and saw:\n%s",
+			tl.rel(r.CalmStart), who, tl.Of(who, r.CalmStart.Add(-window)))
 	}
 	return b.String()
 }

@@ -73,3 +73,18 @@ func (t *Timeline) WhoHad(id int64) string {
 	}
 	return "an unknown participant"
 }
+
+// Of renders the events of who from instant since on, in order.
+func (t *Timeline) Of(who string, since time.Time) string {
+	t.mu.Lock()
+	evs := append([]Event(nil), t.events...)
+	t.mu.Unlock()
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].At.Before(evs[j].At) })
+	var b strings.Builder
+	for _, e := range evs {
+		if e.Who == who && !e.At.Before(since) {
+			fmt.Fprintf(&b, "  %9.3fs %-6s %s\n", e.At.Sub(t.Origin).Seconds(), e.Who, e.What)
+		}
+	}
+	return b.String()
+}
