@@ -37,7 +37,7 @@ type totals struct {
 	overlaps, stale, refused int
 	orphans, unreaped, stuck int
 	illegal                  int
-	margins                  []time.Duration
+	margins                  []chaos.Margin
 	samples                  []sample
 	current                  string
 }
@@ -62,28 +62,17 @@ func (t *totals) add(r chaos.Result) {
 	t.orphans += len(r.Orphans)
 	t.unreaped += len(r.Unreaped)
 	t.stuck += len(r.CalmStuck)
-	for _, m := range r.Margins {
-		t.margins = append(t.margins, m.D)
-	}
+	t.margins = append(t.margins, r.Margins...)
 }
 
 // line is the totals as one line.
 func (t *totals) line() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	mn, med := marginStats(t.margins)
+	mn, med := chaos.MarginStats(t.margins)
 	return fmt.Sprintf("rounds=%d failed=%d grants=%d faults=%d porcupine-illegal=%d overlaps=%d stale-accepted=%d refused=%d margins{n=%d min=%v median=%v} orphans=%d unreaped=%d calm-stuck=%d",
 		t.rounds, t.failed, t.grants, t.faults, t.illegal, t.overlaps, t.stale, t.refused,
 		len(t.margins), mn.Round(time.Millisecond), med.Round(time.Millisecond), t.orphans, t.unreaped, t.stuck)
-}
-
-func marginStats(ds []time.Duration) (mn, med time.Duration) {
-	if len(ds) == 0 {
-		return 0, 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[0], s[len(s)/2]
 }
 
 // soak starts the cluster and runs rounds until the duration is up.

@@ -146,11 +146,6 @@ func (c Capacity) Check(hs []Holding, origin time.Time) (bool, porcupine.CheckRe
 	return res == porcupine.Ok, res
 }
 
-// CheckMutex is OneHolder.Check.
-func CheckMutex(hs []Holding, origin time.Time) (bool, porcupine.CheckResult) {
-	return OneHolder.Check(hs, origin)
-}
-
 // Overlap is a grant that did not fit beside the holdings its holders
 // still believed they held.
 type Overlap struct {
@@ -195,9 +190,6 @@ func (c Capacity) Overlaps(hs []Holding) []Overlap {
 	}
 	return out
 }
-
-// Overlaps is OneHolder.Overlaps.
-func Overlaps(hs []Holding) []Overlap { return OneHolder.Overlaps(hs) }
 
 // granted returns the granted holdings in grant order.
 func granted(hs []Holding) []Holding {
@@ -248,9 +240,6 @@ func (c Capacity) Margins(hs []Holding) []Margin {
 	}
 	return out
 }
-
-// Margins is OneHolder.Margins.
-func Margins(hs []Holding) []Margin { return OneHolder.Margins(hs) }
 
 // MarginStats returns the smallest and the median margin (0, 0 for none).
 func MarginStats(ms []Margin) (minD, median time.Duration) {

@@ -18,13 +18,13 @@ func TestChecksOnHandMadeHistories(t *testing.T) {
 		{Who: 2, Invoke: at(o, 160), Return: at(o, 170)}, // failed: held nothing
 		{Who: 2, Invoke: at(o, 450)}, // outcome unknown
 	}
-	if ok, res := CheckMutex(seq, o); !ok {
+	if ok, res := OneHolder.Check(seq, o); !ok {
 		t.Fatalf("sequential holdings: porcupine says %v", res)
 	}
-	if n := len(Overlaps(seq)); n != 0 {
+	if n := len(OneHolder.Overlaps(seq)); n != 0 {
 		t.Fatalf("sequential holdings: %d overlaps", n)
 	}
-	ms := Margins(seq)
+	ms := OneHolder.Margins(seq)
 	if len(ms) != 1 || ms[0].D != 100*time.Millisecond {
 		t.Fatalf("margins: %+v", ms)
 	}
@@ -32,20 +32,20 @@ func TestChecksOnHandMadeHistories(t *testing.T) {
 	// p1's Lost() closes only after p0 was granted again: an overlap.
 	bad := append([]Holding(nil), seq[:3]...)
 	bad[1].Lost = at(o, 350)
-	if ok, _ := CheckMutex(bad, o); ok {
+	if ok, _ := OneHolder.Check(bad, o); ok {
 		t.Fatal("overlapping holdings: porcupine found them linearizable")
 	}
-	if n := len(Overlaps(bad)); n != 1 {
+	if n := len(OneHolder.Overlaps(bad)); n != 1 {
 		t.Fatalf("overlapping holdings: %d overlaps, want 1", n)
 	}
-	if m := Margins(bad); len(m) != 1 || m[0].D >= 0 {
+	if m := OneHolder.Margins(bad); len(m) != 1 || m[0].D >= 0 {
 		t.Fatalf("overlapping holdings: margins %+v, want one negative", m)
 	}
 
 	// A holding that never ended overlaps every later grant.
 	open := append([]Holding(nil), seq[:2]...)
 	open[0].Unlock = time.Time{}
-	if ok, _ := CheckMutex(open, o); ok {
+	if ok, _ := OneHolder.Check(open, o); ok {
 		t.Fatal("unended holding: porcupine found it linearizable")
 	}
 }
