@@ -196,7 +196,7 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 	}
 	nodes := Sorted(kids, w.q.markers)
 	for {
-		if isClosed(sess.Done()) {
+		if IsClosed(sess.Done()) {
 			return nil, fmt.Errorf("zkrecipes: waiting for the lock: %w", sess.Err())
 		}
 		mine := IndexOf(nodes, w.name)
@@ -207,7 +207,7 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 		if d.Holds {
 			// A decision is only as good as the connection it was seen
 			// on: after a suspension, look again with a fresh view.
-			if !isClosed(disc) {
+			if !IsClosed(disc) {
 				if err := w.vouch(ctx); err != nil {
 					return nil, err
 				}
@@ -372,7 +372,7 @@ func Abandon(c *client.Client, nodes ...client.ProtectedNode) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), abandonWithin)
 	defer cancel()
-	if isClosed(c.Disconnected()) {
+	if IsClosed(c.Disconnected()) {
 		cancel() // no connection: straight to the background
 	}
 	for _, node := range nodes {
@@ -388,10 +388,11 @@ func Abandon(c *client.Client, nodes ...client.ProtectedNode) {
 // before any request is sent in it, so a node whose session is not the
 // current, live one right after its create must never be held on.
 func Replayed(c *client.Client, node client.ProtectedNode) bool {
-	return c.Session() != node.Session || isClosed(node.Session.Done())
+	return c.Session() != node.Session || IsClosed(node.Session.Done())
 }
 
-func isClosed(ch <-chan struct{}) bool {
+// IsClosed reports whether ch is closed, without waiting.
+func IsClosed(ch <-chan struct{}) bool {
 	select {
 	case <-ch:
 		return true

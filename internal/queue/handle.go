@@ -92,7 +92,7 @@ func (h *Handle) lock(ctx context.Context, wait bool) error {
 	l.mu.Lock()
 	if held := h.carriedLocked(ctx); held != nil { // reentry
 		defer l.mu.Unlock()
-		if isClosed(held.Lost()) {
+		if IsClosed(held.Lost()) {
 			return ErrLost
 		}
 		h.count++
@@ -166,7 +166,7 @@ func (h *Handle) admitLocked(ctx context.Context, wait bool, free func() bool, e
 // once. This is Curator's "read lock while holding the write lock", and the
 // first half of a downgrade. The writer owns the gate, so no admission.
 func (h *Handle) lockUnderWrite(ctx context.Context, w *Held) error {
-	if isClosed(w.Lost()) {
+	if IsClosed(w.Lost()) {
 		return ErrLost
 	}
 	req := h.request(true)
@@ -184,7 +184,7 @@ func (h *Handle) lockUnderWrite(ctx context.Context, w *Held) error {
 	// The read node sorts at W's place and holds at once (Always), which is
 	// only safe while W itself still holds: once W is released or lost, a
 	// writer queued behind it may hold, and the read must not join it.
-	still := func() bool { return h.peer.held == w && !isClosed(w.Lost()) }
+	still := func() bool { return h.peer.held == w && !IsClosed(w.Lost()) }
 	return h.joinLocked(ctx, true, req, still)
 }
 
@@ -198,7 +198,7 @@ func (h *Handle) joinLocked(ctx context.Context, wait bool, req Request, still f
 	for {
 		if h.held != nil {
 			defer l.mu.Unlock()
-			if isClosed(h.held.Lost()) {
+			if IsClosed(h.held.Lost()) {
 				l.leaveSharedLocked(1)
 				return ErrLost
 			}
@@ -311,7 +311,7 @@ func (h *Handle) Downgrade(ctx context.Context) error {
 	case held == nil:
 		l.mu.Unlock()
 		return ErrNotHeld
-	case isClosed(held.Lost()):
+	case IsClosed(held.Lost()):
 		l.mu.Unlock()
 		return ErrLost
 	case n != 1:
@@ -405,7 +405,7 @@ func (h *Handle) Token(ctx context.Context) (int64, error) {
 	switch {
 	case held == nil:
 		return 0, ErrNotHeld
-	case isClosed(held.Lost()):
+	case IsClosed(held.Lost()):
 		return 0, ErrLost
 	}
 	if ctx == nil {

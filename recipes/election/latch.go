@@ -286,7 +286,7 @@ func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done ch
 			continue
 		}
 		tok, err := held.Token(ctx)
-		if err != nil || isClosed(held.Lost()) {
+		if err != nil || queue.IsClosed(held.Lost()) {
 			// Lost before the node could be vouched for: look again once
 			// connected (a deleted or foreign node then shows as such).
 			held.Drop()
@@ -313,7 +313,7 @@ func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done ch
 			return // Close deletes the node
 		case why == ErrInterrupted:
 			node = l.abandon(node)
-		case isClosed(node.Session.Done()):
+		case queue.IsClosed(node.Session.Done()):
 			node = l.abandon(node)
 		default:
 			// Suspended, or the node changed: resume on it once connected;
@@ -385,7 +385,7 @@ func (l *Latch) waitConnected(ctx context.Context, sess *client.Session) {
 func waitConnected(ctx context.Context, c *client.Client, sess *client.Session) {
 	states, cancel := c.Subscribe()
 	defer cancel()
-	for isClosed(c.Disconnected()) {
+	for queue.IsClosed(c.Disconnected()) {
 		select {
 		case _, ok := <-states:
 			if !ok {
@@ -414,15 +414,6 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	case <-ctx.Done():
-		return false
-	}
-}
-
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
 		return false
 	}
 }

@@ -67,7 +67,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 		}
 		b.Reset()
 		tok, err := held.Token(ctx)
-		if err != nil || isClosed(held.Lost()) {
+		if err != nil || queue.IsClosed(held.Lost()) {
 			release(c, held)
 			continue
 		}
@@ -103,7 +103,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 func release(c *client.Client, held *queue.Held) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseWithin)
 	defer cancel()
-	if isClosed(c.Disconnected()) {
+	if queue.IsClosed(c.Disconnected()) {
 		cancel()
 	}
 	if err := held.Release(ctx); err != nil && !errors.Is(err, client.ErrDeletePending) {

@@ -248,10 +248,10 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 		limitChanged = ch
 	}
 	for {
-		if isClosed(sess.Done()) {
+		if queue.IsClosed(sess.Done()) {
 			return nil, false, fmt.Errorf("zkrecipes: waiting for a lease: %w", sess.Err())
 		}
-		if isClosed(mutexLost) {
+		if queue.IsClosed(mutexLost) {
 			return nil, false, errMutexLost
 		}
 		kids, ch, disc, ok, err := first.Take(ctx, names...)
@@ -276,7 +276,7 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 			return nil, false, err
 		}
 		if len(kids) <= lim {
-			if !isClosed(disc) {
+			if !queue.IsClosed(disc) {
 				return disc, len(kids) < lim, nil
 			}
 			continue // look again on a connection that stays up

@@ -73,7 +73,7 @@ func (s *Semaphore) fastAcquire(ctx context.Context) (lease *Lease, ok bool, err
 		s.abandon(node)
 		return nil, false, err
 	}
-	if len(kids) > lim || !slices.Contains(kids, name) || isClosed(disc) {
+	if len(kids) > lim || !slices.Contains(kids, name) || queue.IsClosed(disc) {
 		s.abandon(node)
 		return nil, false, nil
 	}

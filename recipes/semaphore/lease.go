@@ -115,12 +115,3 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	return l.h.Release(ctx)
 }
-
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
