@@ -84,7 +84,7 @@ type exponentialPolicy struct {
 
 // NewBackOff implements Policy.
 func (p *exponentialPolicy) NewBackOff() backoff.BackOff {
-	return &exponentialBackOff{p: p}
+	return &countedBackOff{max: p.maxRetries, sleep: p.sleep}
 }
 
 // sleep draws the wait before retry n (0 <= n <= maxExponentialRetries).
@@ -101,22 +101,3 @@ func (p *exponentialPolicy) sleep(n int) time.Duration {
 	}
 	return p.base * time.Duration(k)
 }
-
-// exponentialBackOff is the per-loop state of an exponentialPolicy.
-type exponentialBackOff struct {
-	p       *exponentialPolicy
-	retries int
-}
-
-// NextBackOff implements backoff.BackOff.
-func (b *exponentialBackOff) NextBackOff() time.Duration {
-	if b.retries >= b.p.maxRetries {
-		return backoff.Stop
-	}
-	d := b.p.sleep(b.retries)
-	b.retries++
-	return d
-}
-
-// Reset implements backoff.BackOff; it restarts the retry count.
-func (b *exponentialBackOff) Reset() { b.retries = 0 }

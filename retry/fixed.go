@@ -47,25 +47,8 @@ type nTimesPolicy struct {
 
 // NewBackOff implements Policy.
 func (p *nTimesPolicy) NewBackOff() backoff.BackOff {
-	return &nTimesBackOff{p: p}
+	return &countedBackOff{max: p.n, sleep: func(int) time.Duration { return p.sleep }}
 }
-
-type nTimesBackOff struct {
-	p       *nTimesPolicy
-	retries int
-}
-
-// NextBackOff implements backoff.BackOff.
-func (b *nTimesBackOff) NextBackOff() time.Duration {
-	if b.retries >= b.p.n {
-		return backoff.Stop
-	}
-	b.retries++
-	return b.p.sleep
-}
-
-// Reset implements backoff.BackOff; it restarts the retry count.
-func (b *nTimesBackOff) Reset() { b.retries = 0 }
 
 type foreverPolicy struct {
 	interval time.Duration

@@ -60,6 +60,27 @@ func Default() Policy {
 	}
 }
 
+// countedBackOff is the per-loop state of a policy that allows max retries,
+// the n-th (from 0) after sleep(n).
+type countedBackOff struct {
+	max     int
+	sleep   func(n int) time.Duration
+	retries int
+}
+
+// NextBackOff implements backoff.BackOff.
+func (b *countedBackOff) NextBackOff() time.Duration {
+	if b.retries >= b.max {
+		return backoff.Stop
+	}
+	d := b.sleep(b.retries)
+	b.retries++
+	return d
+}
+
+// Reset implements backoff.BackOff; it restarts the retry count.
+func (b *countedBackOff) Reset() { b.retries = 0 }
+
 // invalid builds an error that wraps ErrInvalidPolicy.
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidPolicy, fmt.Sprintf(format, args...))
