@@ -7,7 +7,6 @@ import (
 	"path"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -59,28 +58,9 @@ type Request struct {
 // every error return, the nodes it created are deleted (or being deleted:
 // see client.DeleteGuaranteed).
 func (q *Queue) Acquire(ctx context.Context, req Request) (*Held, error) {
-	var b backoff.BackOff
-	for attempt := 1; ; attempt++ {
-		h, err := q.attempt(ctx, req)
-		if err == nil || !requeues(err) || req.Session != nil || !req.Wait {
-			return h, err
-		}
-		if b == nil {
-			b = q.c.RetryPolicy().NewBackOff()
-		}
-		sleep := b.NextBackOff()
-		if sleep == backoff.Stop {
-			return nil, fmt.Errorf("zkrecipes: lost its place in the queue %d times: %w", attempt, err)
-		}
-		q.c.Logger().Info("lock waiter lost its place; queueing again", "dir", q.dir, "err", err, "sleep", sleep)
-		t := time.NewTimer(sleep)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
-		}
-	}
+	attempt := func() (*Held, error) { return q.attempt(ctx, req) }
+	lostPlace := func(err error) bool { return req.Session == nil && req.Wait && requeues(err) }
+	return Again(ctx, q.c, "lock waiter", q.dir, attempt, lostPlace)
 }
 
 // requeues reports whether a failed attempt leaves a waiter free to queue

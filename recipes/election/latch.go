@@ -339,7 +339,7 @@ func (l *Latch) failed(ctx context.Context, b backoff.BackOff, what string, err 
 	}
 	sleep := b.NextBackOff()
 	l.c.Logger().Info("leader latch: "+what+" failed; trying again", "path", l.path, "err", err, "sleep", sleep)
-	return sleepCtx(ctx, sleep)
+	return queue.Sleep(ctx, sleep)
 }
 
 // abandon gives up node (guaranteed delete) and returns the zero node.
@@ -405,15 +405,4 @@ func newBackoff() backoff.BackOff {
 	b.MaxInterval = 2 * time.Second
 	b.MaxElapsedTime = 0
 	return b
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -60,7 +60,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 			}
 			sleep := b.NextBackOff()
 			c.Logger().Info("leader loop: campaign failed; trying again", "path", path, "err", err, "sleep", sleep)
-			if !sleepCtx(ctx, sleep) {
+			if !queue.Sleep(ctx, sleep) {
 				return ctx.Err()
 			}
 			continue

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -62,8 +61,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int, wait bool) ([]*Lease, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var b backoff.BackOff
-	for attempt := 1; ; attempt++ {
+	attempt := func() ([]*Lease, error) {
 		if n == 1 && !s.o.limitCheck && !s.slow.Load() {
 			lease, ok, err := s.fastAcquire(ctx)
 			if ok {
@@ -75,26 +73,10 @@ func (s *Semaphore) acquire(ctx context.Context, n int, wait bool) ([]*Lease, er
 				return nil, err
 			}
 		}
-		leases, err := s.attempt(ctx, n, wait)
-		if err == nil || !requeues(err) || !wait {
-			return leases, err
-		}
-		if b == nil {
-			b = s.c.RetryPolicy().NewBackOff()
-		}
-		sleep := b.NextBackOff()
-		if sleep == backoff.Stop {
-			return nil, fmt.Errorf("zkrecipes: semaphore waiter lost its lease nodes %d times: %w", attempt, err)
-		}
-		s.c.Logger().Info("semaphore waiter lost its lease nodes; trying again", "path", s.path, "err", err, "sleep", sleep)
-		t := time.NewTimer(sleep)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
-		}
+		return s.attempt(ctx, n, wait)
 	}
+	lostPlace := func(err error) bool { return wait && requeues(err) }
+	return queue.Again(ctx, s.c, "semaphore waiter", s.path, attempt, lostPlace)
 }
 
 // requeues reports whether a failed attempt may simply be made again: the
