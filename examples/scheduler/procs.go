@@ -123,10 +123,8 @@ func connect(ctx context.Context, servers []string, logger *slog.Logger, timeout
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(d): // collected once it fires or is unreferenced (Go 1.23)
 		return true
 	case <-ctx.Done():
 		return false

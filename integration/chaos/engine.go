@@ -12,7 +12,11 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
+
+// sleep waits d or until ctx ends; it reports whether d passed.
+var sleep = queue.Sleep
 
 // Kind is a kind of fault the engine can draw.
 type Kind string
@@ -139,18 +143,6 @@ func (e *Engine) Run(ctx context.Context, d time.Duration) {
 		}
 		k := kinds[rng.IntN(len(kinds))]
 		e.apply(ctx, rng, k, &wg)
-	}
-}
-
-// sleep waits d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 

@@ -18,10 +18,10 @@ type Result struct {
 	Linearizable bool
 	Overlaps     []Overlap
 	Store        StoreStats
-	Margins      []Margin // of holdings whose session expired, and every one <= 0 (see ExpiryMargins)
-	Signals      int      // holdings ended by their loss signal and followed by a grant that needed them
-	Orphans      []Orphan // nodes left under the recipe's paths once the workers stopped
-	Unreaped     []string // recipe paths still there once the clients closed
+	Margins      []Margin  // of holdings whose session expired, and every one <= 0 (see ExpiryMargins)
+	Signals      int       // holdings ended by their loss signal and followed by a grant that needed them
+	Orphans      []Orphan  // nodes left under the recipe's paths once the workers stopped
+	Unreaped     []string  // recipe paths still there once the clients closed
 	CalmStuck    []string  // participants without a grant in the calm phase
 	CalmStart    time.Time // when the calm phase began
 }
