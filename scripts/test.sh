@@ -4,7 +4,8 @@
 #   1. Debian's zookeeper + Java (the local-process backend) and Curator's jars;
 #   2. a Docker engine (docker.io, dockerd) and a ZooKeeper image built locally
 #      from Debian's packages, for the testcontainers-go backend;
-#   3. go vet and the library import check (scripts/check-imports.sh), then
+#   3. go vet, the library import check (scripts/check-imports.sh), gofmt
+#      and the doc-comment check (scripts/checkdocs), then
 #      every test with -race on the docker backend, then a smoke subset again
 #      on the local-process backend.
 # If no Docker engine can be had, it says so loudly and runs everything on the
@@ -33,6 +34,17 @@ go vet ./... || exit 1
 
 echo "test: scripts/check-imports.sh"
 bash scripts/check-imports.sh || exit 1
+
+echo "test: gofmt -l (no file may need formatting)"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "test: gofmt: FAIL: these files need gofmt -w:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+
+echo "test: exported identifiers of the library and the harness have doc comments"
+go run ./scripts/checkdocs client retry internal recipes integration/zkharness || exit 1
 
 status=0
 echo "test: go test -race ./... with ZK_BACKEND=$backend (log: $log)"
