@@ -28,14 +28,20 @@ func TestZeroLatch(t *testing.T) {
 			t.Errorf("getters of a zero latch are not zero")
 		}
 	}
-	var term *election.Term
-	if term.Node() != "" || term.Token() != 0 || term.Session() != nil || term.ID() != "" {
-		t.Errorf("getters of a nil term are not zero")
+	for _, term := range []*election.Term{nil, {}} {
+		if term.Node() != "" || term.Token() != 0 || term.Session() != nil || term.ID() != "" {
+			t.Errorf("getters of a nil or zero term are not zero")
+		}
+		if term.Context().Err() == nil || !errors.Is(term.Err(), election.ErrInvalidArgument) {
+			t.Errorf("a nil or zero term's context is not cancelled")
+		}
+		select {
+		case <-term.Done():
+		default:
+			t.Errorf("a nil or zero term's Done is open")
+		}
+		term.Interrupt() // no panic
 	}
-	if term.Context().Err() == nil || !errors.Is(term.Err(), election.ErrInvalidArgument) {
-		t.Errorf("a nil term's context is not cancelled")
-	}
-	term.Interrupt() // no panic
 }
 
 // TestBadInput: nil client, bad paths, nil lead, nil option and nil

@@ -74,9 +74,10 @@ func (t *Term) Session() *client.Session {
 
 // Context is cancelled the moment leadership may be gone; context.Cause
 // says why: ErrLost, ErrInterrupted, ErrResigned, ErrClosed, or the cause
-// of the context Run was given.
+// of the context Run was given. A nil or zero Term's is already cancelled,
+// with cause ErrInvalidArgument.
 func (t *Term) Context() context.Context {
-	if t == nil {
+	if !t.made() {
 		return canceled
 	}
 	return t.ctx
@@ -87,7 +88,7 @@ func (t *Term) Done() <-chan struct{} { return t.Context().Done() }
 
 // Err is nil while the term lasts, then why it ended (see Context).
 func (t *Term) Err() error {
-	if t == nil {
+	if !t.made() {
 		return ErrInvalidArgument
 	}
 	if t.ctx.Err() == nil {
@@ -101,7 +102,7 @@ func (t *Term) Err() error {
 // returned, for Run), and the participant queues again at the back. It may
 // be called from any goroutine, any number of times.
 func (t *Term) Interrupt() {
-	if t == nil {
+	if !t.made() {
 		return
 	}
 	t.intOnce.Do(func() { close(t.interrupt) })
@@ -110,7 +111,11 @@ func (t *Term) Interrupt() {
 // end cancels the term's context with cause (the first cause wins).
 func (t *Term) end(cause error) { t.cancel(cause) }
 
-func (t *Term) live() bool { return t != nil && t.ctx.Err() == nil }
+func (t *Term) live() bool { return t.made() && t.ctx.Err() == nil }
+
+// made reports whether t came from newTerm: a nil or zero Term has no
+// context to cancel and no interrupt channel to close.
+func (t *Term) made() bool { return t != nil && t.ctx != nil }
 
 var canceled = func() context.Context {
 	ctx, cancel := context.WithCancelCause(context.Background())
