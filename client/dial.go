@@ -103,8 +103,8 @@ func (c *Client) authenticate(gen uint64, conn *zk.Conn) {
 			c.mu.Lock()
 			stale := c.closed || c.gen != gen
 			c.mu.Unlock()
-			if stale || err == zk.ErrAuthFailed {
-				if err == zk.ErrAuthFailed {
+			if stale || errors.Is(err, zk.ErrAuthFailed) {
+				if errors.Is(err, zk.ErrAuthFailed) {
 					c.log.Error("zookeeper rejected the credentials", "scheme", a.scheme)
 				}
 				return

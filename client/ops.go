@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -164,7 +165,7 @@ func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 // DeleteIfExists deletes a node, treating "already gone" as success.
 func (c *Client) DeleteIfExists(ctx context.Context, path string) error {
 	err := c.Delete(ctx, path, -1)
-	if err == zk.ErrNoNode {
+	if errors.Is(err, zk.ErrNoNode) {
 		return nil
 	}
 	return err
@@ -188,7 +189,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, flags int
 	data = detach(ctx, data)
 	out, err := runResult(c, ctx, func(conn *zk.Conn) (string, error) {
 		out, err := conn.Create(full, data, flags, c.acl)
-		if err == zk.ErrNoNode && c.underNamespaceRoot(full) {
+		if errors.Is(err, zk.ErrNoNode) && c.underNamespaceRoot(full) {
 			// WithNamespace promises the namespace's nodes on demand, so a
 			// node right under the namespace root must not fail for want of
 			// the root: it may not exist yet, or no more (it is a container,

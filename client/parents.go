@@ -19,7 +19,7 @@ var errParentsVanish = errors.New("zkrecipes/client: parent nodes keep disappear
 func (c *Client) createWithParents(conn *zk.Conn, full string, data []byte, flags int32) (string, error) {
 	for round := 0; round < maxParentRounds; round++ {
 		out, err := conn.Create(full, data, flags, c.acl)
-		if err != zk.ErrNoNode {
+		if !errors.Is(err, zk.ErrNoNode) {
 			return out, err
 		}
 		if err := c.ensureContainers(conn, parentOf(full)); err != nil {
@@ -36,10 +36,10 @@ func (c *Client) ensureContainers(conn *zk.Conn, p string) error {
 	}
 	for round := 0; round < maxParentRounds; round++ {
 		_, err := conn.CreateContainer(p, nil, zk.FlagContainer, c.acl)
-		switch err {
-		case nil, zk.ErrNodeExists:
+		switch {
+		case err == nil, errors.Is(err, zk.ErrNodeExists):
 			return nil
-		case zk.ErrNoNode:
+		case errors.Is(err, zk.ErrNoNode):
 			if err := c.ensureContainers(conn, parentOf(p)); err != nil {
 				return err
 			}

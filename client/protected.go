@@ -158,7 +158,7 @@ func (c *Client) createStep(conn *zk.Conn, s protectedStep) (stepResult, error) 
 				return stepResult{path: found.path}, nil
 			}
 			// Left by a session that is gone: it must not be mistaken for ours.
-			if err := conn.Delete(found.path, -1); err != nil && err != zk.ErrNoNode {
+			if err := conn.Delete(found.path, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
 				return stepResult{maybeCreated: true}, err
 			}
 		}
@@ -205,7 +205,7 @@ type foundNode struct {
 // findProtected looks in parent for a child whose name starts with tag.
 func (c *Client) findProtected(conn *zk.Conn, parent, tag string) (*foundNode, error) {
 	kids, _, err := conn.Children(parent)
-	if err == zk.ErrNoNode {
+	if errors.Is(err, zk.ErrNoNode) {
 		return nil, nil
 	}
 	if err != nil {
