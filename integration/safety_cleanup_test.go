@@ -86,8 +86,11 @@ func TestSafetyCleanupDroppedListing(t *testing.T) {
 // TestSafetyCleanupUnlockWhileCut unlocks while the link is cut (20 s
 // session, retry.NTimes(2, 200ms)): Unlock returns within its context with an
 // error wrapping client.ErrDeletePending and the handle no longer holds; the
-// node stays on the server while the link is down (5 s, more than the policy
-// lasts), and goes once the same session is back: the handle and a second
+// node stays on the server while the link is down (8 s, well past the
+// policy's last attempt: go-zookeeper fails a request queued on a cut link
+// about once a second, so a policy-bound delete runs out about 5 s after
+// the cut, and a shorter cut could end while its last attempt is still
+// queued), and goes once the same session is back: the handle and a second
 // client both acquire.
 func TestSafetyCleanupUnlockWhileCut(t *testing.T) {
 	noLeaks(t)
@@ -126,7 +129,7 @@ func TestSafetyCleanupUnlockWhileCut(t *testing.T) {
 		"the node should still be on the server while the link is cut")
 	require.GreaterOrEqual(t, c.PendingDeletes(), 1)
 
-	time.Sleep(time.Until(cutAt.Add(5 * time.Second)))
+	time.Sleep(time.Until(cutAt.Add(8 * time.Second)))
 	link.Restore()
 	sfWaitReconnected(t, c, sid)
 	eventually(t, 10*time.Second, "the released node is deleted once the session is back", func() bool {
