@@ -92,6 +92,45 @@ func TestSafetyTokenAfterLost(t *testing.T) {
 	}
 }
 
+// TestSafetyTokenDuringBlackhole: a link blackholed right after the grant
+// (nothing answers, nothing fails: the client learns only from its ping
+// deadline, 2/3 of the 10 s session timeout later) must not hold Token
+// hostage for that suspension, nor answer 0. Token(ctx) with a 300 ms
+// context returns the node's czxid (if the holder's read of its node was
+// done), or ctx's error or ErrLost, and it returns while Lost is still open.
+// Before the fix, Token() took no context, blocked 6.7 s and then returned 0.
+func TestSafetyTokenDuringBlackhole(t *testing.T) {
+	noLeaks(t)
+	ns := namespace(t)
+	ctx := ctxT(t, 120*time.Second)
+	obs := connect(t, clientOpts{ns: ns})
+	link := newLink(t)
+	c := connect(t, clientOpts{ns: ns, link: link, timeout: 10 * time.Second})
+	sid := c.Session().ID()
+	m := mxNew(t, c, mxLockPath)
+	for i := range 3 {
+		require.NoError(t, m.Lock(ctx))
+		node := m.Node()
+		link.Blackhole()
+		tctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		tok, err := m.Token(tctx)
+		cancel()
+		lostOpen := !closed(m.Lost())
+		t.Logf("round %d: Token right after a blackhole: %d, %v (Lost still open: %v)", i, tok, err, lostOpen)
+		require.True(t, lostOpen, "round %d: Token returned only once the suspension was detected", i)
+		if err == nil {
+			require.Equal(t, sfCzxid(t, obs, node), tok, "round %d: a token that is not the node's czxid", i)
+		} else {
+			require.Zero(t, tok, "round %d: a token beside an error", i)
+			require.True(t, errors.Is(err, mutex.ErrLost) || errors.Is(err, context.DeadlineExceeded),
+				"round %d: Token: %v", i, err)
+		}
+		link.Restore()
+		sfWaitReconnected(t, c, sid)
+		sfUnlockLost(t, ctx, obs, m)
+	}
+}
+
 // sfUnlockLost unlocks a holding that may have been lost and waits until its
 // node is gone from the server.
 func sfUnlockLost(t *testing.T, ctx context.Context, obs *client.Client, m *mutex.Mutex) {
