@@ -59,8 +59,6 @@ for round in $(seq "$ROUNDS"); do
 done
 load_after="$(uptime)"
 
-field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
-median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 sel() { grep "^$1 recipe=$2 workers=$3 " "$results" || true; }
 med() { sel "$1" "$2" "$3" | field "$4" | median; }
 # ratio B: the median over rounds of mutex ÷ floor ops/s, each round's own.

@@ -88,9 +88,6 @@ if [ "$CRASHES" -gt 0 ]; then
 fi
 load_after="$(uptime)"
 
-# field KEY: the value of KEY=... on stdin's lines, one a line.
-field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
-median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 sel() { grep "^recipe=$1 " "$results" || true; }
 med() { sel "$1" | field "$2" | median; }
 sum() { sel "$1" | field "$2" | awk '{s+=$1} END {print s+0}'; }

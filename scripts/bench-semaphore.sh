@@ -62,9 +62,6 @@ for round in $(seq "$ROUNDS"); do
 done
 load_after="$(uptime)"
 
-# field KEY: the value of KEY=... on stdin's lines, one a line.
-field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
-median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 sel() { grep "^W=$1,L=$2 recipe=$3 " "$results" || true; }
 med() { sel "$1" "$2" "$3" | field "$4" | median; }
 sum() { sel "$1" "$2" "$3" | field "$4" | awk '{s+=$1} END {print s+0}'; }

@@ -2,7 +2,8 @@
 # $work/zkbench and starts one local ZooKeeper 3.8 (Debian's package,
 # configured as zkharness's local backend: tickTime 200, SerialGC, 256 MB) on
 # a free loopback port; it sets work (a temp directory) and zk (host:port),
-# and stops the server and removes $work when the script exits.
+# and stops the server and removes $work when the script exits. It also
+# defines field and median for the scripts' tables.
 
 bench_zk_start() {
 	local name="$1"
@@ -78,3 +79,8 @@ EOF
 	fi
 	zk="127.0.0.1:$port"
 }
+
+# field KEY: the value of KEY=... on stdin's result lines, one a line.
+field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
+# median: the median of the numbers on stdin, one a line ("nan" for none).
+median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
