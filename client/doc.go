@@ -23,9 +23,9 @@
 // sent, and is dropped, making the client Suspended (a holder's Lost closes
 // then, unless it waits for session loss), once A + 2/3 T has passed,
 // whatever else arrived. The server got that request no earlier than A, so
-// it cannot expire the session before A + T: Lost comes at least T/3 first. This assumes clocks that run at about
-// the same rate and no pause of this process longer than that margin (which
-// is what fencing tokens are for). Server names are resolved at each dial: a
+// it cannot expire the session before A + T: Lost comes at least T/3 first.
+// This assumes clocks that run at about the same rate and no pause of this
+// process longer than that margin (which is what fencing tokens are for). Server names are resolved at each dial: a
 // name that does not resolve is a failed dial, retried until Start's ctx ends
 // or, after a local expiry, until a new session comes or Close.
 //
@@ -39,4 +39,11 @@
 // protected create: the node's name carries a UUID so that a create whose
 // reply was lost is found again rather than made twice. Missing parents are
 // made as container nodes, which the server removes once they are empty.
+//
+// DeleteGuaranteed is Curator's guaranteed delete: a delete that cannot
+// finish within its ctx is remembered and tried again on every reconnect of
+// the node's session, until it succeeds or that session ends (the server then
+// removed the node). Its bound is the session's life, never the retry policy;
+// PendingDeletes counts those still going. Every node the recipes give up is
+// deleted this way.
 package client
