@@ -130,7 +130,7 @@ func (c *Client) Start(ctx context.Context) error {
 	if conn != nil {
 		conn.Close()
 	}
-	return fmt.Errorf("zkrecipes/client: start: no session with %v: %w", c.cfg.servers, ctx.Err())
+	return fmt.Errorf("zkrecipes: start: no session with %v: %w", c.cfg.servers, ctx.Err())
 }
 
 // awaitUp waits a little (at most upWithin, or until ctx ends) for the new

@@ -36,7 +36,7 @@ func (c *Client) dial(gen uint64) error {
 				return nil, err
 			}
 			if raw == nil {
-				return nil, fmt.Errorf("zkrecipes/client: dialer returned no connection to %s", address)
+				return nil, fmt.Errorf("zkrecipes: dialer returned no connection to %s", address)
 			}
 			return newLiveConn(raw, c.log, ref.setTimeout, ref.holdFor), nil
 		}),

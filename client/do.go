@@ -66,7 +66,7 @@ func (c *Client) Do(ctx context.Context, op func(ctx context.Context) error) err
 		}
 		sleep := b.NextBackOff()
 		if sleep == backoff.Stop {
-			return fmt.Errorf("zkrecipes/client: gave up after %d attempts: %w", attempt, err)
+			return fmt.Errorf("zkrecipes: gave up after %d attempts: %w", attempt, err)
 		}
 		c.log.Debug("retrying zookeeper operation", "attempt", attempt, "err", err, "sleep", sleep)
 		t := time.NewTimer(sleep)
@@ -148,7 +148,7 @@ func runResult[T any](c *Client, ctx context.Context, fn func(conn *zk.Conn) (T,
 // errAbandoned is wrapped (with ctx's error) by await's error when ctx ended
 // before fn returned. Do turns it into its usual "ctx ended" error, so it
 // never reaches a caller.
-var errAbandoned = errors.New("zkrecipes/client: request abandoned in flight")
+var errAbandoned = errors.New("zkrecipes: request abandoned in flight")
 
 // await runs fn and returns its result, or, as soon as ctx ends first, the
 // zero T and an error wrapping errAbandoned and ctx.Err(). fn then goes on

@@ -11,7 +11,7 @@ import (
 
 // ErrDeletePending is wrapped by the error of a guaranteed delete that could
 // not finish in time: the node is still being deleted in the background.
-var ErrDeletePending = errors.New("zkrecipes/client: delete continues in the background")
+var ErrDeletePending = errors.New("zkrecipes: delete continues in the background")
 
 // DeleteGuaranteed deletes the node at path, as Curator's guaranteed delete
 // does. It first tries within ctx (under the retry policy). If that fails for

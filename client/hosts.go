@@ -13,7 +13,7 @@ import (
 
 // errNoHosts is what hostList.Init returns for an empty list (New rejects
 // that earlier, so it is never seen in practice).
-var errNoHosts = errors.New("zkrecipes/client: no ZooKeeper servers")
+var errNoHosts = errors.New("zkrecipes: no ZooKeeper servers")
 
 // hostList is the zk.HostProvider the client gives go-zookeeper. Unlike
 // go-zookeeper's DNSHostProvider it does not resolve names in Init (that is,

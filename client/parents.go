@@ -12,7 +12,7 @@ import (
 const maxParentRounds = 16
 
 // errParentsVanish reports that parents kept disappearing.
-var errParentsVanish = errors.New("zkrecipes/client: parent nodes keep disappearing")
+var errParentsVanish = errors.New("zkrecipes: parent nodes keep disappearing")
 
 // createWithParents creates full, making missing ancestors as containers
 // whenever the server answers NoNode. Paths are absolute (namespaced).

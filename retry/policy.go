@@ -12,7 +12,7 @@ import (
 
 // ErrInvalidPolicy is wrapped by every error returned from a policy
 // constructor when an argument is out of range. Test for it with errors.Is.
-var ErrInvalidPolicy = errors.New("retry: invalid policy")
+var ErrInvalidPolicy = errors.New("zkrecipes: invalid retry policy")
 
 // Policy is an immutable description of when to retry and how long to wait
 // before each retry. It is safe for concurrent use.

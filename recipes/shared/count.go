@@ -129,7 +129,7 @@ func (c *Count) Start(ctx context.Context) error {
 		return c.errClosed()
 	case starting, started:
 		c.mu.Unlock()
-		return fmt.Errorf("zkrecipes/shared: count %s: %w", c.path, ErrAlreadyStarted)
+		return fmt.Errorf("zkrecipes: count %s: %w", c.path, ErrAlreadyStarted)
 	}
 	c.phase = starting
 	c.mu.Unlock()
@@ -153,7 +153,7 @@ func (c *Count) Start(ctx context.Context) error {
 		unsub()
 		c.phase = idle
 		c.have, c.val, c.valErr = false, Value{}, nil
-		return fmt.Errorf("zkrecipes/shared: start count %s: %w", c.path, err)
+		return fmt.Errorf("zkrecipes: start count %s: %w", c.path, err)
 	}
 	c.phase = started
 	c.unsub = unsub
@@ -214,7 +214,7 @@ func (c *Count) Set(ctx context.Context, n int32) error {
 	data := encode(n)
 	st, err := c.cl.Set(ctx, c.path, data, -1)
 	if err != nil {
-		return fmt.Errorf("zkrecipes/shared: set count %s: %w", c.path, err)
+		return fmt.Errorf("zkrecipes: set count %s: %w", c.path, err)
 	}
 	c.observe(data, st, true)
 	return nil
@@ -238,7 +238,7 @@ func (c *Count) TrySet(ctx context.Context, previous Value, n int32) (bool, erro
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("zkrecipes/shared: try set count %s: %w", c.path, err)
+		return false, fmt.Errorf("zkrecipes: try set count %s: %w", c.path, err)
 	}
 	c.observe(data, st, true)
 	return true, nil
@@ -406,11 +406,11 @@ func (c *Count) Subscribe() (<-chan Value, func()) {
 }
 
 func (c *Count) errClosed() error {
-	return fmt.Errorf("zkrecipes/shared: count %s is closed: %w", c.path, ErrClosed)
+	return fmt.Errorf("zkrecipes: count %s is closed: %w", c.path, ErrClosed)
 }
 
 func (c *Count) errNotStarted() error {
-	return fmt.Errorf("zkrecipes/shared: count %s is not started: %w", c.path, ErrNotStarted)
+	return fmt.Errorf("zkrecipes: count %s is not started: %w", c.path, ErrNotStarted)
 }
 
 // encode is Curator's SharedCount encoding: 4 bytes, big-endian.

@@ -12,7 +12,7 @@ import (
 var (
 	// ErrBadData is wrapped by a *BadDataError: the node's data is not a
 	// 4-byte count.
-	ErrBadData = errors.New("zkrecipes/shared: node data is not a 4-byte count")
+	ErrBadData = errors.New("zkrecipes: node data is not a 4-byte count")
 	// ErrNotStarted is wrapped by the error of Get, Set and TrySet before
 	// Start has succeeded.
 	ErrNotStarted = client.ErrNotStarted
@@ -37,7 +37,7 @@ type BadDataError struct {
 
 // Error names the path and how long its data was.
 func (e *BadDataError) Error() string {
-	return fmt.Sprintf("zkrecipes/shared: count %s holds %d bytes of data, not a 4-byte count", e.Path, len(e.Data))
+	return fmt.Sprintf("zkrecipes: count %s holds %d bytes of data, not a 4-byte count", e.Path, len(e.Data))
 }
 
 // Unwrap lets errors.Is(err, ErrBadData) match.

@@ -44,10 +44,10 @@ func (c *Count) watch(states <-chan client.StateChange, w <-chan zk.Event) {
 			case c.stopCtx.Err() != nil:
 				return
 			case errors.Is(err, client.ErrClosed):
-				c.setErr(fmt.Errorf("zkrecipes/shared: count %s: %w", c.path, err))
+				c.setErr(fmt.Errorf("zkrecipes: count %s: %w", c.path, err))
 				return
 			default:
-				c.log.Warn("zkrecipes/shared: reading the count failed; retrying", "path", c.path, "err", err, "in", delay)
+				c.log.Warn("shared count: reading the count failed; retrying", "path", c.path, "err", err, "in", delay)
 				retry.Reset(delay)
 				retryC = retry.C
 				delay = min(2*delay, maxRetry)
@@ -62,7 +62,7 @@ func (c *Count) watch(states <-chan client.StateChange, w <-chan zk.Event) {
 			retryC = nil
 		case sc, ok := <-states:
 			if !ok { // the client closed
-				c.setErr(fmt.Errorf("zkrecipes/shared: count %s: %w", c.path, ErrClosed))
+				c.setErr(fmt.Errorf("zkrecipes: count %s: %w", c.path, ErrClosed))
 				return
 			}
 			if sc.State == client.StateConnected || sc.State == client.StateReconnected {
@@ -114,5 +114,5 @@ func (c *Count) refresh(w <-chan zk.Event) (<-chan zk.Event, error) {
 }
 
 func (c *Count) setDeleted() {
-	c.setErr(fmt.Errorf("zkrecipes/shared: count %s was deleted: %w", c.path, zk.ErrNoNode))
+	c.setErr(fmt.Errorf("zkrecipes: count %s was deleted: %w", c.path, zk.ErrNoNode))
 }
