@@ -36,7 +36,10 @@ echo "test: scripts/check-imports.sh"
 bash scripts/check-imports.sh || exit 1
 
 echo "test: gofmt -l (no file may need formatting)"
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+unformatted=$(git ls-files -z '*.go' | xargs -0 -r gofmt -l) || {
+	echo "test: gofmt: FAIL: gofmt could not read every file" >&2
+	exit 1
+}
 if [ -n "$unformatted" ]; then
 	echo "test: gofmt: FAIL: these files need gofmt -w:" >&2
 	echo "$unformatted" >&2

@@ -63,7 +63,7 @@ func undocumented(fset *token.FileSet, f *ast.File) []string {
 	for _, decl := range f.Decls {
 		switch d := decl.(type) {
 		case *ast.FuncDecl:
-			if !d.Name.IsExported() || d.Doc != nil {
+			if !d.Name.IsExported() || documented(d.Doc) {
 				continue
 			}
 			if d.Recv == nil {
@@ -78,13 +78,13 @@ func undocumented(fset *token.FileSet, f *ast.File) []string {
 					if !s.Name.IsExported() {
 						continue
 					}
-					if s.Doc == nil && d.Doc == nil {
+					if !documented(s.Doc) && !documented(d.Doc) {
 						report(s.Pos(), s.Name.Name)
 					}
 					out = append(out, undocumentedMembers(fset, s)...)
 				case *ast.ValueSpec:
 					for _, n := range s.Names {
-						if n.IsExported() && s.Doc == nil && s.Comment == nil && d.Doc == nil {
+						if n.IsExported() && !documented(s.Doc) && !documented(s.Comment) && !documented(d.Doc) {
 							report(n.Pos(), n.Name)
 						}
 					}
@@ -110,7 +110,7 @@ func undocumentedMembers(fset *token.FileSet, s *ast.TypeSpec) []string {
 	}
 	var out []string
 	for _, f := range fields.List {
-		if f.Doc != nil || f.Comment != nil {
+		if documented(f.Doc) || documented(f.Comment) {
 			continue
 		}
 		for _, n := range f.Names {
@@ -121,6 +121,10 @@ func undocumentedMembers(fset *token.FileSet, s *ast.TypeSpec) []string {
 	}
 	return out
 }
+
+// documented reports whether g has text beyond directives such as
+// //go:noinline, which are not documentation.
+func documented(g *ast.CommentGroup) bool { return g != nil && g.Text() != "" }
 
 // receiverType is the name of a method's receiver type, without pointer
 // or type parameters.
@@ -136,6 +140,8 @@ func receiverType(recv *ast.FieldList) string {
 		case *ast.IndexExpr:
 			t = x.X
 		case *ast.IndexListExpr:
+			t = x.X
+		case *ast.ParenExpr:
 			t = x.X
 		case *ast.Ident:
 			return x.Name
