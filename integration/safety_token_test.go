@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -49,13 +50,9 @@ func TestSafetyTokenIsCzxid(t *testing.T) {
 // after the grant, Token is either the node's czxid or ErrLost, never 0.
 func TestSafetyTokenAfterLost(t *testing.T) {
 	noLeaks(t)
-	ns := namespace(t)
 	ctx := ctxT(t, 120*time.Second)
-	obs := connect(t, clientOpts{ns: ns})
-	link := newLink(t)
-	c := connect(t, clientOpts{ns: ns, link: link, timeout: 10 * time.Second})
-	sid := c.Session().ID()
-	m := mxNew(t, c, mxLockPath)
+	h := sfNewLinked(t)
+	obs, link, m := h.obs, h.link, h.m
 
 	require.NoError(t, m.Lock(ctx))
 	tok, err := m.Token(ctx)
@@ -67,9 +64,7 @@ func TestSafetyTokenAfterLost(t *testing.T) {
 	defer cancel()
 	tok, err = m.Token(tctx)
 	require.ErrorIs(t, err, mutex.ErrLost, "Token of a lost holding (got token %d)", tok)
-	link.Restore()
-	sfWaitReconnected(t, c, sid)
-	sfUnlockLost(t, ctx, obs, m)
+	h.restore(t, ctx)
 
 	for i := range 5 {
 		require.NoError(t, m.Lock(ctx))
@@ -86,9 +81,7 @@ func TestSafetyTokenAfterLost(t *testing.T) {
 				"round %d: Token: %v", i, err)
 		}
 		t.Logf("round %d: Token right after a cut: %d, %v", i, tok, err)
-		link.Restore()
-		sfWaitReconnected(t, c, sid)
-		sfUnlockLost(t, ctx, obs, m)
+		h.restore(t, ctx)
 	}
 }
 
@@ -101,13 +94,9 @@ func TestSafetyTokenAfterLost(t *testing.T) {
 // Before the fix, Token() took no context, blocked 6.7 s and then returned 0.
 func TestSafetyTokenDuringBlackhole(t *testing.T) {
 	noLeaks(t)
-	ns := namespace(t)
 	ctx := ctxT(t, 120*time.Second)
-	obs := connect(t, clientOpts{ns: ns})
-	link := newLink(t)
-	c := connect(t, clientOpts{ns: ns, link: link, timeout: 10 * time.Second})
-	sid := c.Session().ID()
-	m := mxNew(t, c, mxLockPath)
+	h := sfNewLinked(t)
+	obs, link, m := h.obs, h.link, h.m
 	for i := range 3 {
 		require.NoError(t, m.Lock(ctx))
 		node := m.Node()
@@ -125,10 +114,36 @@ func TestSafetyTokenDuringBlackhole(t *testing.T) {
 			require.True(t, errors.Is(err, mutex.ErrLost) || errors.Is(err, context.DeadlineExceeded),
 				"round %d: Token: %v", i, err)
 		}
-		link.Restore()
-		sfWaitReconnected(t, c, sid)
-		sfUnlockLost(t, ctx, obs, m)
+		h.restore(t, ctx)
 	}
+}
+
+// sfLinked is a mutex handle whose client (10 s session) reaches ZooKeeper
+// through a fault link, beside an observer client on the same namespace.
+type sfLinked struct {
+	obs, c *client.Client
+	link   *faultlink.Link
+	sid    int64 // the linked client's first session
+	m      *mutex.Mutex
+}
+
+func sfNewLinked(t *testing.T) *sfLinked {
+	t.Helper()
+	ns := namespace(t)
+	h := &sfLinked{obs: connect(t, clientOpts{ns: ns}), link: newLink(t)}
+	h.c = connect(t, clientOpts{ns: ns, link: h.link, timeout: 10 * time.Second})
+	h.sid = h.c.Session().ID()
+	h.m = mxNew(t, h.c, mxLockPath)
+	return h
+}
+
+// restore ends the link's fault, waits until the same session is back, and
+// unlocks the handle's holding, which may have been lost (sfUnlockLost).
+func (h *sfLinked) restore(t *testing.T, ctx context.Context) {
+	t.Helper()
+	h.link.Restore()
+	sfWaitReconnected(t, h.c, h.sid)
+	sfUnlockLost(t, ctx, h.obs, h.m)
 }
 
 // sfUnlockLost unlocks a holding that may have been lost and waits until its
@@ -222,13 +237,9 @@ func TestSafetyOwnerCheck(t *testing.T) {
 // holding is released (ErrNotHeld) or lost, the link cut (ErrLost).
 func TestSafetyHoldingContext(t *testing.T) {
 	noLeaks(t)
-	ns := namespace(t)
 	ctx := ctxT(t, 60*time.Second)
-	obs := connect(t, clientOpts{ns: ns})
-	link := newLink(t)
-	c := connect(t, clientOpts{ns: ns, link: link, timeout: 10 * time.Second})
-	sid := c.Session().ID()
-	m := mxNew(t, c, mxLockPath)
+	h := sfNewLinked(t)
+	link, m := h.link, h.m
 
 	nctx, ncancel := m.Context(ctx)
 	require.True(t, closed(nctx.Done()), "Context of a handle that does not hold must be cancelled")
@@ -253,7 +264,5 @@ func TestSafetyHoldingContext(t *testing.T) {
 	lctx, lcancel := context.WithTimeout(hctx, 5*time.Second)
 	defer lcancel()
 	require.ErrorIs(t, m.Lock(lctx), mutex.ErrLost, "reentry with a lost holding's context")
-	link.Restore()
-	sfWaitReconnected(t, c, sid)
-	sfUnlockLost(t, ctx, obs, m)
+	h.restore(t, ctx)
 }

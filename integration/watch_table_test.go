@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
@@ -26,11 +25,9 @@ func TestTimedOutLocksLeaveNoWatches(t *testing.T) {
 	ctx := ctxT(t, 120*time.Second)
 	holderC := connect(t, clientOpts{ns: ns})
 	c := connect(t, clientOpts{ns: ns})
-	holder, err := mutex.New(holderC, "/lock")
-	require.NoError(t, err)
+	holder := mxNew(t, holderC, "/lock")
 	require.NoError(t, holder.Lock(ctx))
-	m, err := mutex.New(c, "/lock")
-	require.NoError(t, err)
+	m := mxNew(t, c, "/lock")
 
 	timedOut := 0
 	for range 300 {
