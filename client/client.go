@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
@@ -41,7 +42,8 @@ type Client struct {
 	upCh        chan struct{} // closed while a session's connection is up; replaced when it is lost
 	expiry      *time.Timer
 	negotiated  time.Duration // session timeout the server granted; 0 until the first session
-	subs        map[*subscriber]struct{}
+	subs        map[*pubsub.Sub[StateChange]]struct{}
+	nodeSubs    map[*nodeSub]struct{} // NodeEvents' subscribers
 
 	watches watchSet // GetWatch's shared data watches
 }
@@ -173,12 +175,15 @@ func (c *Client) Close() error {
 	conn := c.conn
 	c.conn = nil
 	c.nextGenLocked()
-	subs := c.subs
-	c.subs = nil
+	subs, nodeSubs := c.subs, c.nodeSubs
+	c.subs, c.nodeSubs = nil, nil
 	c.mu.Unlock()
 
 	for s := range subs {
-		s.stop()
+		s.Stop()
+	}
+	for s := range nodeSubs {
+		s.sub.Stop()
 	}
 	if conn != nil {
 		conn.Close()

@@ -13,6 +13,7 @@ import (
 // goroutine, so it only updates state and queues notifications: no I/O.
 func (c *Client) onEvent(gen uint64, ref *connRef, ev zk.Event) {
 	if ev.Type != zk.EventSession {
+		c.onNodeEvent(gen, ev)
 		return
 	}
 	var sid int64
@@ -100,7 +101,7 @@ func (c *Client) publishLocked(s State, sid int64) {
 	ev := StateChange{State: s, SessionID: sid, Time: time.Now()}
 	c.log.Info("zookeeper connection state", "state", s.String(), "session", sessionHex(sid))
 	for sub := range c.subs {
-		sub.push(ev)
+		sub.Push(ev)
 	}
 }
 

@@ -163,6 +163,13 @@ func TestZeroClient(t *testing.T) {
 				return fmt.Errorf("zero Client.Disconnected: channel not closed")
 			}
 		},
+		"NodeEvents": func() error {
+			ch, cancel, err := c.NodeEvents("/")
+			if ch != nil || cancel != nil {
+				return fmt.Errorf("zero Client.NodeEvents: a channel or cancel func with error %v", err)
+			}
+			return typed("NodeEvents", err)
+		},
 		"Subscribe": func() error {
 			ch, unsubscribe := c.Subscribe()
 			if ch == nil || unsubscribe == nil {

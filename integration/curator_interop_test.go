@@ -3,11 +3,8 @@ package integration
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,26 +15,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
-// Curator's jars from Debian's libcurator-*-java packages (scripts/install-deps.sh).
-var curatorJars = []string{
-	"curator-client.jar", "curator-framework.jar", "curator-recipes.jar",
-	"guava.jar", "zookeeper.jar", "zookeeper-jute.jar", "slf4j-api.jar",
-}
-
+// curatorClasspath is Curator's jars from Debian's libcurator-*-java
+// packages (scripts/install-deps.sh).
 func curatorClasspath(t *testing.T) string {
 	t.Helper()
-	var cp []string
-	for _, j := range curatorJars {
-		p := filepath.Join("/usr/share/java", j)
-		_, err := os.Stat(p)
-		require.NoError(t, err, "Curator interop needs %s: run scripts/install-deps.sh", p)
-		cp = append(cp, p)
-	}
-	return strings.Join(cp, ":")
+	return itest.Classpath(t, itest.CuratorJars...)
 }
 
 // curatorProc is one running Curator contender (testdata/curator).

@@ -15,9 +15,7 @@ import (
 func elJavaSays(t *testing.T, p *javaProc, want string) {
 	t.Helper()
 	eventually(t, 20*time.Second, "curator to print "+want, func() bool {
-		p.mu.Lock()
-		out := p.out.String()
-		p.mu.Unlock()
+		out := p.text()
 		var last string
 		for _, line := range strings.Split(out, "\n") {
 			if strings.HasPrefix(line, "curator: leading=") {

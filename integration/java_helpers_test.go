@@ -1,105 +1,51 @@
 package integration
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"io"
-	"os"
-	"os/exec"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 )
 
 // Helpers of the Curator interop tests: compile a program of
-// testdata/curator once per test binary, run it, read what it prints.
+// testdata/curator once per test binary, run it, read what it prints
+// (package itest does the work).
 
-// javaBuild is one program's compilation, done once.
-type javaBuild struct {
-	once sync.Once
-	dir  string
-	logs []byte
-	err  error
+// curatorProgram is testdata/curator/<class>.java on Curator's jars.
+func curatorProgram(t *testing.T, class string) itest.Java {
+	return itest.Java{Source: "testdata/curator/" + class + ".java", Class: class, Classpath: curatorClasspath(t)}
 }
-
-var javaBuilds sync.Map // class name -> *javaBuild
 
 // compileJava compiles testdata/curator/<class>.java once per test binary
 // and returns the classpath to run it with (its classes and Curator's jars).
 func compileJava(t *testing.T, class string) string {
 	t.Helper()
-	cp := curatorClasspath(t)
-	v, _ := javaBuilds.LoadOrStore(class, &javaBuild{})
-	b := v.(*javaBuild)
-	b.once.Do(func() {
-		if b.dir, b.err = os.MkdirTemp("", "zkrecipes-"+class+"-"); b.err != nil {
-			return
-		}
-		cmd := exec.Command("javac", "-d", b.dir, "-cp", cp, "testdata/curator/"+class+".java")
-		b.logs, b.err = cmd.CombinedOutput()
-	})
-	require.NoError(t, b.err, "javac %s: %s", class, b.logs)
-	return b.dir + ":" + cp
+	return curatorProgram(t, class).Compile(t)
 }
 
 // javaProc is one running interop program.
-type javaProc struct {
-	mu   sync.Mutex
-	out  bytes.Buffer
-	done chan error
-}
+type javaProc struct{ *itest.JavaProc }
 
 // startJava starts `java class args...` (compiled by compileJava) and waits
 // until it prints its "curator: ready" line.
 func startJava(t *testing.T, ctx context.Context, class string, args ...string) *javaProc {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, "java", append([]string{"-Xmx128m", "-cp", compileJava(t, class), class}, args...)...)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	cmd.Stderr = io.Discard // slf4j's "no binding" notice
-	require.NoError(t, cmd.Start())
-	p := &javaProc{done: make(chan error, 1)}
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		var once sync.Once
-		for sc.Scan() {
-			p.mu.Lock()
-			p.out.WriteString(sc.Text() + "\n")
-			p.mu.Unlock()
-			if strings.HasPrefix(sc.Text(), "curator: ready") {
-				once.Do(func() { close(ready) })
-			}
-		}
-		once.Do(func() { close(ready) })
-		p.done <- cmd.Wait()
-	}()
-	select {
-	case <-ready:
-	case <-ctx.Done():
-		t.Fatalf("java %s did not start: %v", class, ctx.Err())
-	}
-	return p
+	return &javaProc{curatorProgram(t, class).Start(t, ctx, "curator: ready", args...)}
 }
 
 // output waits for the program to end, requires that it succeeded, and
 // returns what it printed.
 func (p *javaProc) output(t *testing.T) string {
 	t.Helper()
-	err := <-p.done
-	p.mu.Lock()
-	out := p.out.String()
-	p.mu.Unlock()
-	require.NoError(t, err, "curator output:\n%s", out)
-	return out
+	return p.Output(t)
 }
+
+// text is what a running Java program has printed so far.
+func (p *javaProc) text() string { return p.Printed() }
 
 // watchMixed polls dir (every 5 ms) until stop is called and reports whether
 // Go nodes (data starting "go-") and Java ones were ever seen in it

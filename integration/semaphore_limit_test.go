@@ -227,10 +227,3 @@ func TestSemaphoreCountCuratorWakes(t *testing.T) {
 		return len(l) == 0 && len(k) == 0
 	})
 }
-
-// text is what a running Java program has printed so far.
-func (p *javaProc) text() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.String()
-}

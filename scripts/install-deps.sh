@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what zkrecipes' tests and examples need on a fresh Debian machine
 # (as root): Debian's zookeeper package (the local-process backend, and Java),
-# and Curator's jars for the Go/Java interoperability tests. Idempotent: does
+# and Curator's jars (recipes and curator-x-discovery) for the Go/Java
+# interoperability tests. Idempotent: does
 # nothing when everything is present.
 set -euo pipefail
 
@@ -9,6 +10,7 @@ need=()
 command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
 [ -f /usr/share/java/zookeeper.jar ] || need+=(zookeeper)
 [ -f /usr/share/java/curator-recipes.jar ] || need+=(libcurator-recipes-java libcurator-framework-java libcurator-client-java)
+[ -f /usr/share/java/curator-x-discovery.jar ] || need+=(libcurator-discovery-java)
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
 
 if [ ${#need[@]} -eq 0 ]; then

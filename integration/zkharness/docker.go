@@ -182,6 +182,7 @@ func (d *dockerDriver) env(i int) map[string]string {
 		fmt.Sprintf("-Dznode.container.checkIntervalMs=%d", ms(c.containerCheck)),
 		"-Dzookeeper.admin.enableServer=false",
 		"-Dzookeeper.snapshot.trust.empty=true",
+		"-Dzookeeper.extendedTypesEnabled=true", // TTL nodes (recipes/node)
 	}
 	if c.hooks != nil {
 		jvm = append(jvm, c.hooks.jvmFlags...)

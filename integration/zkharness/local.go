@@ -205,6 +205,7 @@ func (d *localDriver) startServer(_ context.Context, i int) error {
 		fmt.Sprintf("-Dznode.container.checkIntervalMs=%d", ms(d.cfg.containerCheck)),
 		"-Dzookeeper.admin.enableServer=false",
 		"-Dzookeeper.snapshot.trust.empty=true",
+		"-Dzookeeper.extendedTypesEnabled=true", // TTL nodes (recipes/node)
 	}
 	if d.cfg.hooks != nil {
 		args = append(args, d.cfg.hooks.jvmFlags...)

@@ -1,0 +1,55 @@
+package pubsub
+
+import (
+	"testing"
+	"time"
+)
+
+func TestOrderAndNoDrops(t *testing.T) {
+	s := New[int]()
+	go s.Run()
+	const n = 10000
+	for i := 0; i < n; i++ {
+		s.Push(i) // never blocks, although nobody reads yet
+	}
+	for i := 0; i < n; i++ {
+		select {
+		case v := <-s.Out():
+			if v != i {
+				t.Fatalf("got %d, want %d", v, i)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("value %d not delivered", i)
+		}
+	}
+	if s.Len() != 0 {
+		t.Fatalf("queue not empty: %d", s.Len())
+	}
+	s.Stop()
+	s.Stop() // idempotent
+	if _, ok := <-s.Out(); ok {
+		t.Fatal("Out not closed after Stop")
+	}
+}
+
+func TestStopWithQueuedValues(t *testing.T) {
+	s := New[string]()
+	done := make(chan struct{})
+	go func() { s.Run(); close(done) }()
+	s.Push("a")
+	s.Push("b")
+	s.Stop()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after Stop")
+	}
+	for range s.Out() { // drains at most what was handed over, then ends
+	}
+}
+
+func TestClosed(t *testing.T) {
+	if _, ok := <-Closed[int](); ok {
+		t.Fatal("Closed returned an open channel")
+	}
+}
