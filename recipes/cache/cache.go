@@ -1,0 +1,265 @@
+package cache
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
+)
+
+// lifecycle of a Cache.
+type phase int
+
+const (
+	idle phase = iota
+	started
+	closed
+)
+
+// Cache is a local view of one node or subtree kept current by watches: see
+// the package documentation. It is safe for concurrent use. A zero Cache
+// returns an error wrapping ErrInvalidArgument from every method that
+// returns an error, and nothing from the others.
+type Cache struct {
+	cl   *client.Client
+	path string
+	opt  options
+	log  *slog.Logger
+
+	stopCtx context.Context // cancelled by Close
+	stop    context.CancelFunc
+	wg      sync.WaitGroup // the loop, its reads, the subscribers' pumps
+	initCh  chan struct{}  // closed after the first full load
+	doneCh  chan struct{}  // closed when the loop has ended
+
+	mu    sync.RWMutex
+	phase phase
+	index map[string]*entry // every entry, by path
+	root  *entry
+	subs  map[*pubsub.Sub[Event]]struct{}
+}
+
+// New returns a cache of the node at path (relative to the client's
+// namespace) and, unless an option says otherwise, every node below it. It
+// does no I/O: Start begins the load.
+func New(c *client.Client, path string, opts ...Option) (*Cache, error) {
+	if c == nil {
+		return nil, invalidArg("nil client")
+	}
+	if err := client.ValidatePath(path); err != nil {
+		return nil, err
+	}
+	o := options{maxDepth: noLimit, maxFlight: defaultFlight}
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, invalidArg("nil option")
+		}
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	if o.logger == nil {
+		o.logger = c.Logger()
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	root := &entry{path: path}
+	return &Cache{
+		cl:      c,
+		path:    path,
+		opt:     o,
+		log:     o.logger,
+		stopCtx: ctx,
+		stop:    stop,
+		initCh:  make(chan struct{}),
+		doneCh:  make(chan struct{}),
+		index:   map[string]*entry{path: root},
+		root:    root,
+	}, nil
+}
+
+// Path is the cache's root, relative to the client's namespace.
+func (c *Cache) Path() string {
+	if c == nil {
+		return ""
+	}
+	return c.path
+}
+
+// Start begins the first load in the background and keeps the view current
+// until Close. It does not wait: WaitInitialized does, and the Initialized
+// event tells. Subscribers (Events, Listen) that came before Start see every
+// event, from the first Created on.
+func (c *Cache) Start() error {
+	if c == nil || c.cl == nil {
+		return errZero()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch c.phase {
+	case started:
+		return ErrAlreadyStarted
+	case closed:
+		return ErrClosed
+	}
+	// Subscribe before the first read: no notification of a watch that read
+	// sets can come before the subscription.
+	events, stopEvents, err := c.cl.NodeEvents(c.path)
+	if err != nil {
+		return err
+	}
+	states, stopStates := c.cl.Subscribe()
+	c.phase = started
+	l := newLoop(c, events, states)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(c.doneCh)
+		defer c.stopSubscribers() // after the loop: also when the client closed under it
+		defer stopStates()
+		defer stopEvents()
+		l.run()
+	}()
+	return nil
+}
+
+// WaitInitialized waits until the first full load is done (the Initialized
+// event), ctx ends or the cache closes.
+func (c *Cache) WaitInitialized(ctx context.Context) error {
+	if c == nil || c.cl == nil {
+		return errZero()
+	}
+	c.mu.RLock()
+	ph := c.phase
+	c.mu.RUnlock()
+	switch ph {
+	case idle:
+		return ErrNotStarted
+	case closed:
+		return ErrClosed
+	}
+	select {
+	case <-c.initCh:
+		return nil
+	case <-c.doneCh:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Initialized returns a channel that is closed once the first full load is
+// done.
+func (c *Cache) Initialized() <-chan struct{} {
+	if c == nil || c.cl == nil {
+		return nil
+	}
+	return c.initCh
+}
+
+// Get returns the cached node at path, if the cache has it. Its view is
+// never older than the last event delivered to any subscriber.
+func (c *Cache) Get(path string) (Node, bool) {
+	if c == nil || c.cl == nil {
+		return Node{}, false
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	e := c.index[path]
+	if e == nil || !e.live {
+		return Node{}, false
+	}
+	return e.node(), true
+}
+
+// Children returns the cached children of the node at path, sorted by path
+// (none when the cache has not that node).
+func (c *Cache) Children(path string) []Node {
+	if c == nil || c.cl == nil {
+		return nil
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	e := c.index[path]
+	if e == nil || !e.live {
+		return nil
+	}
+	var out []Node
+	for _, k := range e.kids {
+		if k.live {
+			out = append(out, k.node())
+		}
+	}
+	slices.SortFunc(out, func(a, b Node) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// Nodes returns every cached node, sorted by path: the whole view at one
+// instant.
+func (c *Cache) Nodes() []Node {
+	if c == nil || c.cl == nil {
+		return nil
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]Node, 0, len(c.index))
+	for _, e := range c.index {
+		if e.live {
+			out = append(out, e.node())
+		}
+	}
+	slices.SortFunc(out, func(a, b Node) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// Len is the number of cached nodes.
+func (c *Cache) Len() int {
+	if c == nil || c.cl == nil {
+		return 0
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	n := 0
+	for _, e := range c.index {
+		if e.live {
+			n++
+		}
+	}
+	return n
+}
+
+// Close stops the cache: its reads end, every subscription's channel is
+// closed and listeners get nothing more (Close waits for a listener that is
+// running to return). The view is emptied. Close is idempotent. The server's
+// watches the cache set stay until they fire or the session ends: ZooKeeper
+// 3.8 has no way for go-zookeeper to remove them.
+func (c *Cache) Close() error {
+	if c == nil || c.cl == nil {
+		return errZero()
+	}
+	c.mu.Lock()
+	if c.phase == closed {
+		c.mu.Unlock()
+		return nil
+	}
+	wasStarted := c.phase == started
+	c.phase = closed
+	c.mu.Unlock()
+	c.stop()
+	if wasStarted {
+		<-c.doneCh
+	}
+	c.mu.Lock()
+	subs := c.subs
+	c.subs = nil
+	c.index = map[string]*entry{}
+	c.mu.Unlock()
+	for s := range subs {
+		s.Stop()
+	}
+	c.wg.Wait()
+	return nil
+}
