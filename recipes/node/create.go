@@ -135,7 +135,8 @@ func (k *keeper) write(ctx context.Context, path string) (bool, error) {
 // and returns it.
 func (k *keeper) failed(err error, gen uint64) error {
 	n := k.n
-	if retry.IsRetryable(err) || errors.Is(err, client.ErrClosed) || n.stopCtx.Err() != nil {
+	if retry.IsRetryable(err) || errors.Is(err, client.ErrClosed) || n.stopCtx.Err() != nil ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	n.mu.Lock()

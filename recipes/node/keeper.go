@@ -60,6 +60,11 @@ func (k *keeper) run(states <-chan client.StateChange) {
 			case errors.Is(err, client.ErrClosed):
 				k.clientClosed()
 				return
+			case errors.Is(err, errSessionEnded):
+				// The state change follows on states; look again after it.
+				due = false
+				retry.Reset(minRetry)
+				retryC = retry.C
 			default:
 				n.log.Warn("persistent node: keeping the node failed; retrying", "path", n.base, "err", err, "in", delay)
 				due = false
@@ -118,17 +123,34 @@ func (k *keeper) ensure(ctx context.Context) error {
 
 // step is one look at the node and what follows from it: a create, a
 // leftover's delete, a data write, or nothing (settled).
+//
+// Its reads and writes end with the session they run in (errSessionEnded),
+// so that the keeper hears of a lost session at once instead of waiting
+// for a new one inside a request; its creates do not: they carry over into
+// the next session themselves (see create).
 func (k *keeper) step(ctx context.Context) (settled bool, err error) {
+	if k.nodeSess != nil && isDone(k.nodeSess) {
+		// The node's session ended (the state change may not have reached
+		// the keeper yet): the node is gone, whatever comes next.
+		k.gone()
+	}
 	sess, err := k.cl.WaitSession(ctx)
 	if err != nil {
 		return false, err
 	}
 	k.remember(sess)
+	sctx, release := bound(ctx, sess)
+	defer release()
+	defer func() {
+		if err != nil && sctx.Err() != nil && ctx.Err() == nil {
+			err = errSessionEnded
+		}
+	}()
 	path := k.n.Path()
 	if path == "" {
 		return false, k.create(ctx)
 	}
-	ok, st, err := k.check(ctx, path)
+	ok, st, err := k.check(sctx, path)
 	if err != nil {
 		return false, err
 	}
@@ -145,12 +167,29 @@ func (k *keeper) step(ctx context.Context) (settled bool, err error) {
 		// The handle's own node of a session that is over (the client gave
 		// it up before the server expired it): delete it, make a new one.
 		k.gone()
-		k.abandon(ctx, path, k.mine[owner])
+		k.abandon(sctx, path, k.mine[owner])
 		return false, k.create(ctx)
 	default:
 		k.take(path, st, cur)
 	}
-	return k.write(ctx, path)
+	return k.write(sctx, path)
+}
+
+// errSessionEnded ends a step whose session ended under it.
+var errSessionEnded = errors.New("zkrecipes: the session ended")
+
+// bound returns a context that ends with ctx or once sess ends, and the
+// function that releases it.
+func bound(ctx context.Context, sess *client.Session) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-sess.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // check reads whether path exists, leaving a watch on it unless one that

@@ -195,8 +195,9 @@ func (n *Node) SetData(ctx context.Context, data []byte) error {
 
 // WaitForInitialCreate waits until the node was first made (or adopted)
 // and returns nil; once that happened it returns nil at once, even if the
-// node is gone since. It returns ctx's error when ctx ends first, an error
-// wrapping ErrNotStarted before Start and ErrClosed after Close, and the
+// node is gone since, until Close. It returns ctx's error when ctx ends
+// first, an error wrapping ErrNotStarted before Start and ErrClosed after
+// Close, and the
 // server's error when it refused the create for good (no permission, TTL
 // nodes not enabled, an ephemeral parent, ...): the handle keeps trying
 // (at every reconnect and SetData, and every few seconds), so a later call
@@ -207,10 +208,10 @@ func (n *Node) WaitForInitialCreate(ctx context.Context) error {
 	}
 	return n.waitFor(ctx, "wait for the creation of", func() (bool, error) {
 		switch {
-		case n.created:
-			return true, nil
 		case n.phase == closed:
 			return true, ErrClosed
+		case n.created:
+			return true, nil
 		case n.phase == idle:
 			return true, ErrNotStarted
 		case n.failure != nil:
