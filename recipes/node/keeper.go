@@ -60,6 +60,9 @@ func (k *keeper) run(states <-chan client.StateChange) {
 			case errors.Is(err, client.ErrClosed):
 				k.clientClosed()
 				return
+			case errors.Is(err, client.ErrNotStarted):
+				// Its Connected (on states) will tell.
+				due = false
 			case errors.Is(err, errSessionEnded):
 				// The state change follows on states; look again after it.
 				due = false

@@ -278,6 +278,7 @@ func (n *Node) Close(ctx context.Context) error {
 		n.stopSubsLocked()
 		n.changedLocked()
 		n.mu.Unlock()
+		n.stop()
 		return nil
 	}
 	n.phase = closed

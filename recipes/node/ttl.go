@@ -21,6 +21,10 @@ func (k *keeper) touch(ctx context.Context) {
 		return
 	}
 	child := path + "/" + TouchName
+	// A touch that cannot be made before the next one is due gives way to
+	// it, so that the keeper is never held up by one (a lost connection).
+	ctx, cancel := context.WithTimeout(ctx, max(n.o.ttl/2, minRetry))
+	defer cancel()
 	_, err := k.cl.Set(ctx, child, nil, -1)
 	if errors.Is(err, zk.ErrNoNode) {
 		// As in create: a create that Close abandoned could make the child
