@@ -20,8 +20,9 @@ import (
 // the node holds its data and its session, SetData writes through, a
 // deleted node is made again, two sequential nodes get two paths, a node
 // of another session is adopted and replaced once it goes, a persistent
-// node outlives its client, and Close (even right after Start) leaves
-// nothing. Each scenario is a parallel subtest; no goroutine may leak.
+// node outlives its client, a handle started before its client makes the
+// node once the client has a session, and Close (even right after Start)
+// leaves nothing. Each scenario is a parallel subtest; no goroutine may leak.
 func TestNodeBasics(t *testing.T) {
 	itest.NoLeaks(t)
 	t.Run("DataOwnerSetDataClose", func(t *testing.T) {
@@ -237,6 +238,30 @@ func TestNodeBasics(t *testing.T) {
 			}
 		}
 		assert.Zero(t, r.c.PendingDeletes())
+	})
+
+	t.Run("ClientStartedLater", func(t *testing.T) {
+		t.Parallel()
+		// testNoServerAtStart: the handle starts before its client has a
+		// session, and makes the node once it has one.
+		r := newRig(t, nil, 4*time.Second)
+		r.dir("/svc")
+		c, err := client.New(client.WithServers(r.cl.Addrs()...), client.WithNamespace(r.c.Namespace()))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Close() })
+		n, err := node.New(c, "/svc/w1", []byte("hello"))
+		require.NoError(t, err)
+		require.NoError(t, n.Start())
+		waited := make(chan error, 1)
+		go func() { waited <- n.WaitForInitialCreate(r.ctx(30 * time.Second)) }()
+		itest.Pending(t, waited, 300*time.Millisecond, "WaitForInitialCreate before the client started")
+		require.NoError(t, c.Start(r.ctx(30*time.Second)))
+		require.NoError(t, itest.Await(t, waited, 30*time.Second, "WaitForInitialCreate"))
+		data, st := r.read("/svc/w1")
+		require.NotNil(t, st)
+		assert.Equal(t, "hello", string(data))
+		assert.Equal(t, c.Session().ID(), st.EphemeralOwner)
+		require.NoError(t, n.Close(r.ctx(10*time.Second)))
 	})
 
 	t.Run("LateSubscriber", func(t *testing.T) {
