@@ -108,8 +108,8 @@ func TestCacheTreePaths(t *testing.T) {
 
 func TestParseCacheLine(t *testing.T) {
 	for _, line := range []string{
-		"recipe=curator-cache measure=init nodes=1011 data_bytes=100 cache_data=true runs=5 init_p50_ms=40.10 init_min_ms=38.00 init_max_ms=45.20 cold_ms=60.30",
-		"recipe=curator-cache measure=latency nodes=111 data_bytes=100 cache_data=true caches=100 changes=200 events=20000 event_p50_ms=1.234 event_p99_ms=5.678",
+		"recipe=curator-cache measure=init nodes=1011 data_bytes=100 cache_data=true runs=5 init_p50_ms=40.10 init_min_ms=38.00 init_max_ms=45.20 cold_ms=60.30 cpu_ms=80.50",
+		"recipe=curator-cache measure=latency nodes=111 data_bytes=100 cache_data=true caches=100 changes=200 events=20000 event_p50_ms=1.234 event_p99_ms=5.678 server_watches=100",
 		"recipe=curator-cache measure=heap nodes=10101 data_bytes=100 cache_data=false heap_bytes=2717464 heap_per_node_bytes=269 watch_table_per_node_bytes=-1 init_ms=2051.13",
 	} {
 		res, err := parseCacheLine("noise\n"+line+"\n", recipeCuratorCache)

@@ -6,11 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -219,9 +223,16 @@ type cacheResult struct {
 	// first load of the process (a warm-up one when -warmup > 0: for
 	// Curator, a fresh JVM's).
 	initP50, initMin, initMax, cold time.Duration
-	// latency: from the setData call to each cache's Changed event.
-	events   int
-	p50, p99 time.Duration
+	// cpu is the median of the process's CPU time (user + system, every
+	// thread) over the measured loads: the client's cost of a load, which
+	// the machine's load does not stretch as it does the wall clock.
+	cpu time.Duration
+	// latency: from the setData call to each cache's Changed event;
+	// serverWatches is the server's count of watches with every cache
+	// loaded (four-letter word wchs), -1 when the server would not say.
+	events        int
+	p50, p99      time.Duration
+	serverWatches int
 	// heap: heap in use after a GC, with the cache loaded minus before it
 	// started, per cached node; table is the part that stays when the
 	// cache is closed but its session lives on (go-zookeeper's watcher
@@ -238,11 +249,11 @@ func (r cacheResult) line() string {
 		r.recipe, r.measure, r.nodes, r.dataSize, r.withData)
 	switch r.measure {
 	case measureInit:
-		return head + fmt.Sprintf(" runs=%d init_p50_ms=%.2f init_min_ms=%.2f init_max_ms=%.2f cold_ms=%.2f",
-			r.iters, millis(r.initP50), millis(r.initMin), millis(r.initMax), millis(r.cold))
+		return head + fmt.Sprintf(" runs=%d init_p50_ms=%.2f init_min_ms=%.2f init_max_ms=%.2f cold_ms=%.2f cpu_ms=%.2f",
+			r.iters, millis(r.initP50), millis(r.initMin), millis(r.initMax), millis(r.cold), millis(r.cpu))
 	case measureLatency:
-		return head + fmt.Sprintf(" caches=%d changes=%d events=%d event_p50_ms=%.3f event_p99_ms=%.3f",
-			r.caches, r.iters, r.events, millis(r.p50), millis(r.p99))
+		return head + fmt.Sprintf(" caches=%d changes=%d events=%d event_p50_ms=%.3f event_p99_ms=%.3f server_watches=%d",
+			r.caches, r.iters, r.events, millis(r.p50), millis(r.p99), r.serverWatches)
 	default:
 		return head + fmt.Sprintf(" heap_bytes=%d heap_per_node_bytes=%.0f watch_table_per_node_bytes=%.0f init_ms=%.2f",
 			r.heapBytes, r.perNode, r.tablePerNode, millis(r.heapInitTaken))
@@ -326,16 +337,18 @@ func loadCache(ctx context.Context, c *client.Client, f cacheFlags, tree cacheTr
 // Initialized, -warmup unmeasured loads then -iters measured ones, each on a
 // new session (its connection is set up before the clock starts).
 func goCacheInit(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tree cacheTree) (cacheResult, error) {
-	var times []time.Duration
+	var times, cpus []time.Duration
 	var cold time.Duration
 	for i := range cfg.warmup + cfg.iters {
 		c, err := startClient(ctx, e, cfg.session)
 		if err != nil {
 			return cacheResult{}, err
 		}
+		cpu0 := processCPU()
 		start := time.Now()
 		ch, err := loadCache(ctx, c, f, tree)
 		took := time.Since(start)
+		cpu := processCPU() - cpu0
 		if err == nil {
 			err = ch.Close()
 		}
@@ -348,13 +361,26 @@ func goCacheInit(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tree 
 		}
 		if i >= cfg.warmup {
 			times = append(times, took)
+			cpus = append(cpus, cpu)
 		}
 	}
 	slices.Sort(times)
+	slices.Sort(cpus)
 	return cacheResult{
 		recipe: cfg.recipe, measure: measureInit, nodes: tree.nodes(), dataSize: tree.dataSize, withData: !f.noData,
 		iters: cfg.iters, initP50: percentile(times, 50), initMin: times[0], initMax: times[len(times)-1], cold: cold,
+		cpu: percentile(cpus, 50),
 	}, nil
+}
+
+// processCPU is the CPU time the process has used, user and system, all
+// threads; 0 where getrusage fails.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // change is one write the latency run waits for: every cache's Changed
@@ -452,6 +478,7 @@ func goCacheLatency(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tr
 	if err := errors.Join(errs...); err != nil {
 		return cacheResult{}, fmt.Errorf("open the caches: %w", err)
 	}
+	watches := serverWatches(ctx, e.servers[0])
 	versions := make([]int32, tree.leaves)
 	data := make([]byte, tree.dataSize)
 	var samples []time.Duration
@@ -487,8 +514,36 @@ func goCacheLatency(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tr
 	return cacheResult{
 		recipe: cfg.recipe, measure: measureLatency, nodes: tree.nodes(), dataSize: tree.dataSize, withData: !f.noData,
 		caches: cfg.workers, iters: cfg.iters, events: len(samples),
-		p50: percentile(samples, 50), p99: percentile(samples, 99),
+		p50: percentile(samples, 50), p99: percentile(samples, 99), serverWatches: watches,
 	}, nil
+}
+
+// totalWatches finds the count in the answer to wchs.
+var totalWatches = regexp.MustCompile(`Total watches:\s*(\d+)`)
+
+// serverWatches asks the server at addr for its number of watches (the
+// four-letter word wchs, which the server must allow), or -1.
+func serverWatches(ctx context.Context, addr string) int {
+	d := net.Dialer{Timeout: 5 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return -1
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := conn.Write([]byte("wchs")); err != nil {
+		return -1
+	}
+	out, _ := io.ReadAll(conn)
+	m := totalWatches.FindSubmatch(out)
+	if m == nil {
+		return -1
+	}
+	n, err := strconv.Atoi(string(m[1]))
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // heapInUse is the heap in use after two full collections.

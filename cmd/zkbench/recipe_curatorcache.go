@@ -64,11 +64,13 @@ func parseCacheLine(out, recipe string) (cacheResult, error) {
 		res.iters = int(line.num("runs"))
 		res.initP50, res.initMin, res.initMax = line.ms("init_p50_ms"), line.ms("init_min_ms"), line.ms("init_max_ms")
 		res.cold = line.ms("cold_ms")
+		res.cpu = line.ms("cpu_ms")
 	case measureLatency:
 		res.caches = int(line.num("caches"))
 		res.iters = int(line.num("changes"))
 		res.events = int(line.num("events"))
 		res.p50, res.p99 = line.ms("event_p50_ms"), line.ms("event_p99_ms")
+		res.serverWatches = int(line.num("server_watches"))
 	case measureHeap:
 		res.heapBytes = int64(line.num("heap_bytes"))
 		res.perNode = line.num("heap_per_node_bytes")

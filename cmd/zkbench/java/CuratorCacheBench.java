@@ -7,12 +7,15 @@
 //   init     WARMUP unmeasured loads, then ITERS measured ones, each on a
 //            new CuratorFramework (a session) whose connection is up before
 //            the clock starts: from CuratorCache.start() to the
-//            initialized listener.
+//            initialized listener; cpu_ms is the median of the JVM's CPU
+//            time over the measured loads (every thread: JIT and GC too).
 //   latency  CACHES caches of ROOT, each on a CuratorFramework of its own;
 //            a writer (the raw ZooKeeper handle of one more session) sets
 //            the leaves' data one change at a time, round robin; from the
 //            setData call to each cache's forChanges listener for that
 //            version. WARMUP unmeasured changes, then ITERS measured ones.
+//            server_watches is the server's count of watches (wchs) with
+//            every cache loaded, -1 when it would not say.
 //   heap     one cache: used heap (Runtime total - free, after System.gc()
 //            until it settles) with the cache initialized minus before its
 //            start, the session already up.
@@ -23,6 +26,7 @@
 //
 // Prints one line, in zkbench's format (the fields of recipes/cache's line
 // for the mode; watch_table_per_node_bytes=-1: not measured).
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -37,7 +41,10 @@ import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.cache.CuratorCacheStorage;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.FourLetterWordMain;
 
 public class CuratorCacheBench {
     static String connect, root;
@@ -117,29 +124,40 @@ public class CuratorCacheBench {
         }
     }
 
+    // processCpu is the CPU time the JVM has used, every thread (JIT and GC
+    // included), in nanoseconds.
+    static long processCpu() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
     static String init(int iters, int warmup) throws Exception {
         long[] times = new long[iters];
+        long[] cpus = new long[iters];
         long cold = 0;
         for (int i = 0; i < warmup + iters; i++) {
             try (CuratorFramework c = newClient()) {
                 CountDownLatch initialized = new CountDownLatch(1);
+                long cpu0 = processCpu();
                 long t0 = System.nanoTime();
                 try (CuratorCache cache = newCache(c)) {
                     cache.listenable().addListener(CuratorCacheListener.builder().forInitialized(initialized::countDown).build());
                     load(cache, initialized);
                     long took = System.nanoTime() - t0;
+                    long cpu = processCpu() - cpu0;
                     if (i == 0) {
                         cold = took;
                     }
                     if (i >= warmup) {
                         times[i - warmup] = took;
+                        cpus[i - warmup] = cpu;
                     }
                 }
             }
         }
         Arrays.sort(times);
-        return String.format(Locale.ROOT, " runs=%d init_p50_ms=%.2f init_min_ms=%.2f init_max_ms=%.2f cold_ms=%.2f",
-                iters, percentile(times, 50) / 1e6, times[0] / 1e6, times[times.length - 1] / 1e6, cold / 1e6);
+        Arrays.sort(cpus);
+        return String.format(Locale.ROOT, " runs=%d init_p50_ms=%.2f init_min_ms=%.2f init_max_ms=%.2f cold_ms=%.2f cpu_ms=%.2f",
+                iters, percentile(times, 50) / 1e6, times[0] / 1e6, times[times.length - 1] / 1e6, cold / 1e6, percentile(cpus, 50) / 1e6);
     }
 
     // Change is one write every cache's listener waits for.
@@ -206,6 +224,7 @@ public class CuratorCacheBench {
                     throw new IllegalStateException("cache not initialized within 5 minutes");
                 }
             }
+            int watches = serverWatches();
             ZooKeeper zk = writer.getZookeeperClient().getZooKeeper();
             int[] versions = new int[leaves];
             byte[] data = new byte[dataBytes];
@@ -230,8 +249,8 @@ public class CuratorCacheBench {
                 }
             }
             Arrays.sort(all);
-            return String.format(Locale.ROOT, " caches=%d changes=%d events=%d event_p50_ms=%.3f event_p99_ms=%.3f",
-                    caches, iters, all.length, percentile(all, 50) / 1e6, percentile(all, 99) / 1e6);
+            return String.format(Locale.ROOT, " caches=%d changes=%d events=%d event_p50_ms=%.3f event_p99_ms=%.3f server_watches=%d",
+                    caches, iters, all.length, percentile(all, 50) / 1e6, percentile(all, 99) / 1e6, watches);
         } finally {
             for (CuratorCache c : cs) {
                 c.close();
@@ -240,6 +259,20 @@ public class CuratorCacheBench {
                 c.close();
             }
             writer.close();
+        }
+    }
+
+    // serverWatches asks the first server for its number of watches (the
+    // four-letter word wchs), or -1.
+    static int serverWatches() {
+        try {
+            String hostPort = connect.split(",")[0];
+            int colon = hostPort.lastIndexOf(':');
+            String out = FourLetterWordMain.send4LetterWord(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)), "wchs");
+            Matcher m = Pattern.compile("Total watches:\\s*(\\d+)").matcher(out);
+            return m.find() ? Integer.parseInt(m.group(1)) : -1;
+        } catch (Exception e) {
+            return -1;
         }
     }
 
