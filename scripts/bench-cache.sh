@@ -19,6 +19,11 @@
 #            time
 #   heap     heap per cached node, 10,000 leaves, with data and without
 #
+# init lines also give cpu_ms, the process's CPU time per load (the JVM's,
+# JIT and GC included, for Curator); latency lines server_watches, the
+# server's count of data watches with every cache loaded (wchs counts no
+# child watches: Go's cache holds as many child watches again).
+#
 # It prints every result line, then a markdown table of the medians over the
 # rounds and Go ÷ Curator, with the machine's load before and after.
 #
@@ -114,10 +119,13 @@ echo "|---|---:|---:|---:|---|"
 row "time to initialized, 1,011 nodes (median of $INIT_ITERS loads)" init1k init_p50_ms ms
 row "time to initialized, 10,101 nodes (median of $INIT_ITERS loads)" init10k init_p50_ms ms
 row "first load of the process, 10,101 nodes" init10k cold_ms ms
+row "process CPU per load, 1,011 nodes (median)" init1k cpu_ms ms
+row "process CPU per load, 10,101 nodes (median)" init10k cpu_ms ms
 row "change → event p50, 1 cache" lat1 event_p50_ms ms
 row "change → event p99, 1 cache" lat1 event_p99_ms ms
 row "change → event p50, 100 caches" lat100 event_p50_ms ms
 row "change → event p99, 100 caches" lat100 event_p99_ms ms
+row "server's data watches, 100 caches of 111 nodes (wchs)" lat100 server_watches ""
 row "heap per cached node, 10,101 nodes, 100-byte data" heap10k heap_per_node_bytes B
 row "heap per cached node, 10,101 nodes, without data" heap10kND heap_per_node_bytes B
 row "time to initialized within the heap run, 10,101 nodes" heap10k init_ms ms

@@ -228,8 +228,9 @@ type cacheResult struct {
 	// the machine's load does not stretch as it does the wall clock.
 	cpu time.Duration
 	// latency: from the setData call to each cache's Changed event;
-	// serverWatches is the server's count of watches with every cache
-	// loaded (four-letter word wchs), -1 when the server would not say.
+	// serverWatches is the server's count of data watches with every cache
+	// loaded (four-letter word wchs, which leaves child watches out), -1
+	// when the server would not say.
 	events        int
 	p50, p99      time.Duration
 	serverWatches int
@@ -521,8 +522,9 @@ func goCacheLatency(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tr
 // totalWatches finds the count in the answer to wchs.
 var totalWatches = regexp.MustCompile(`Total watches:\s*(\d+)`)
 
-// serverWatches asks the server at addr for its number of watches (the
-// four-letter word wchs, which the server must allow), or -1.
+// serverWatches asks the server at addr for its number of data watches
+// (the four-letter word wchs, which the server must allow; ZooKeeper 3.8
+// counts no child watches there), or -1.
 func serverWatches(ctx context.Context, addr string) int {
 	d := net.Dialer{Timeout: 5 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", addr)

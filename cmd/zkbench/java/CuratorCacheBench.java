@@ -14,8 +14,9 @@
 //            the leaves' data one change at a time, round robin; from the
 //            setData call to each cache's forChanges listener for that
 //            version. WARMUP unmeasured changes, then ITERS measured ones.
-//            server_watches is the server's count of watches (wchs) with
-//            every cache loaded, -1 when it would not say.
+//            server_watches is the server's count of data watches (wchs,
+//            which leaves child watches out) with every cache loaded, -1
+//            when it would not say.
 //   heap     one cache: used heap (Runtime total - free, after System.gc()
 //            until it settles) with the cache initialized minus before its
 //            start, the session already up.
