@@ -38,7 +38,7 @@ func (c *Client) dial(gen uint64) error {
 			if raw == nil {
 				return nil, fmt.Errorf("zkrecipes: dialer returned no connection to %s", address)
 			}
-			return newLiveConn(raw, c.log, ref.setTimeout, ref.holdFor), nil
+			return newLiveConn(newReadAheadConn(raw), c.log, ref.setTimeout, ref.holdFor), nil
 		}),
 		zk.WithEventCallback(func(ev zk.Event) { c.onEvent(gen, ref, ev) }),
 		zk.WithLogger(zkLogger{c.log}),

@@ -35,7 +35,7 @@ func validateSyntax(p string) error {
 	case !utf8.ValidString(p):
 		return &PathError{Path: p, Reason: "not valid UTF-8"}
 	}
-	for _, seg := range strings.Split(p[1:], "/") {
+	for seg := range strings.SplitSeq(p[1:], "/") {
 		switch seg {
 		case "":
 			return &PathError{Path: p, Reason: "empty segment ('//')"}

@@ -4,6 +4,7 @@
 //	zkbench -recipe rwlock -readers R -writers W -iters M ...
 //	zkbench -recipe semaphore|semfloor|curator-semaphore -workers N -max L -iters M ...
 //	zkbench -recipe latch|run|electfloor|curator-latch|curator-run|latchcrash -participants P -iters M ...
+//	zkbench -recipe cache|curator-cache -measure init|latency|heap -nodes N [-fanout F] [-datasize B] [-nodata] [-workers C] -iters M ...
 //	zkbench -all [-big] [-zk ADDR | -backend B]
 //
 // Every worker has a ZooKeeper session of its own, as separate processes
@@ -91,6 +92,22 @@
 //	               adds session_ms, the negotiated session timeout (use a
 //	               short -session: every crash costs about one)
 //
+// The cache recipes measure a tree cache and print a line of their own; see
+// recipe_cache.go for the fields:
+//
+//	recipe=cache measure=init nodes=1011 data_bytes=100 cache_data=true runs=5 init_p50_ms=40.10 init_min_ms=38.00 init_max_ms=45.20 cold_ms=60.30
+//
+//	cache          zkrecipes' recipes/cache: a data and a child watch per node
+//	curator-cache  Curator 5.4's CuratorCache (java, embedded
+//	               java/CuratorCacheBench.java): one persistent recursive watch
+//
+// Each run creates a tree of -nodes leaves, -fanout under each parent, with
+// -datasize bytes on every node, and measures (-measure) init: -iters loads
+// by fresh sessions, from the cache's start to initialized; latency: -workers
+// caches, each on its own session, and -iters setData calls, one at a time,
+// from the call to each cache's Changed event; heap: one cache's heap per
+// node, in use after a GC with the cache loaded minus before it started.
+//
 // Without -zk, zkbench starts a throwaway server with zkharness, by default
 // on the local backend (a java process on loopback, so no docker-proxy sits
 // in the path); -backend docker or auto chooses otherwise, and -backend ""
@@ -140,6 +157,7 @@ type options struct {
 	max     int // -max: the semaphore recipes' limit
 	// participants is -participants: the election recipes' participants.
 	participants int
+	cache        cacheFlags // the cache recipes' own flags (recipe_cache.go)
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -161,6 +179,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.big, "big", false, "with -all: add runs with 1000 waiters")
 	fs.IntVar(&o.max, "max", defaultMax, "semaphore recipes: leases held at most at once")
 	fs.IntVar(&o.participants, "participants", 0, "election recipes: participants, each with its own session (required, electfloor excepted)")
+	o.cache.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -185,6 +204,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-max must be at least 1, got %d", o.max)
 	case partSet && (o.all || !isElectRecipe(o.run.recipe)):
 		return o, fmt.Errorf("-participants only goes with -recipe %s", strings.Join(electRecipeNames, "|"))
+	}
+	if err := o.cache.check(fs, &o.run, o.all); err != nil {
+		return o, err
 	}
 	if o.all {
 		if o.run.session <= 0 {
@@ -236,6 +258,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		_, err = fmt.Fprintln(stdout, res.line())
 		return err
+	}
+	if isCacheRecipe(o.run.recipe) {
+		return runCacheCmd(ctx, env, o.run, o.cache, stdout)
 	}
 	if isElectRecipe(o.run.recipe) {
 		res, err := runElection(ctx, env, o.run)

@@ -112,7 +112,7 @@ func (l *loop) applyKids(r reply) {
 		if e.kids == nil {
 			e.kids = make(map[string]*entry)
 		}
-		e.kids[name] = k
+		e.kids[k.name()] = k // keyed by k.path's own bytes: the listing's strings are not kept
 		c.index[p] = k
 		c.mu.Unlock()
 		l.schedule(k, readNode)

@@ -16,12 +16,14 @@ type entry struct {
 	path   string
 	depth  int // 0 for the root
 	parent *entry
-	kids   map[string]*entry // by name; nil while empty
+	kids   map[string]*entry // by name (a substring of the kid's path); nil while empty
 
-	live bool
 	data []byte
 	stat zk.Stat
 
+	// The flags sit together after the rest (entry is 144 bytes, not 152,
+	// which the allocator rounds up to 160).
+	live      bool
 	gone      bool // detached from the tree: late replies about it are dropped
 	dataBusy  bool // a read of the node is in flight or queued
 	dataAgain bool // ... and another must follow it
