@@ -10,7 +10,9 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 )
 
-func TestCacheBasics(t *testing.T) {
+// TestCacheTour: the load, then a write, a create and a delete at once;
+// Get, Children and the replayed events agree.
+func TestCacheTour(t *testing.T) {
 	itest.NoLeaks(t)
 	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
 	ctx := itest.Ctx(t, 30*time.Second)
