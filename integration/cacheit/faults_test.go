@@ -150,4 +150,3 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 func countType(rec *recorder, typ string) int {
 	return len(slices.DeleteFunc(rec.all(), func(s string) bool { return !strings.HasPrefix(s, typ) }))
 }
-
