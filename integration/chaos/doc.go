@@ -5,7 +5,7 @@
 // run it.
 //
 // A Scenario runs one recipe's Workload (mutex, rwlock, semaphore, latch,
-// run): participants, each with its own client behind its own fault link
+// run, cache): participants, each with its own client behind its own fault link
 // (faultlink), run the workload while the seeded Engine applies faults one
 // at a time: link cuts and blackholes shorter than, around and longer than
 // the session timeout; a dropped reply to create, getChildren or delete;
@@ -29,6 +29,12 @@
 //   - nodes left under the recipe's paths once the workers stopped (while
 //     their sessions live), the paths reaped once the clients closed, and
 //     (in the tests) no goroutine leaked.
+//
+// The cache workload holds nothing: each participant's cache must equal
+// the server's tree (its view, and its events replayed) once the faults
+// stop, which counts as its grant; what a worker finds wrong otherwise is
+// a Problem (History.Problem, Result.Problems). ReadTree, Replay, Diff and
+// TreeWriter serve the cache's own tests too.
 //
 // Result.Summary is the one-line summary of a scenario; Result.Explain the
 // timeline (client states, faults, grants, losses, refused writes) around

@@ -141,16 +141,25 @@ func (w *TreeWriter) put(ctx context.Context, p string, flags int32) error {
 	}
 	if p != w.Root {
 		for _, a := range ancestors(w.Root, p) {
-			if _, err := w.C.Create(ctx, a, w.data(), 0); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			if _, err := w.create(ctx, a, 0); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 				return err
 			}
 		}
 	}
-	_, err = w.C.Create(ctx, p, w.data(), flags)
+	_, err = w.create(ctx, p, flags)
 	if errors.Is(err, zk.ErrNodeExists) {
 		_, err = w.C.Set(ctx, p, w.data(), -1)
 	}
 	return err
+}
+
+// create makes p with fresh data; Root's missing ancestors, above the
+// writer's subtree, are made as containers (CreateWithParents).
+func (w *TreeWriter) create(ctx context.Context, p string, flags int32) (string, error) {
+	if p == w.Root {
+		return w.C.CreateWithParents(ctx, p, w.data(), flags)
+	}
+	return w.C.Create(ctx, p, w.data(), flags)
 }
 
 // ancestors lists the nodes from root down to p's parent.
