@@ -52,7 +52,7 @@ func (w *TreeWriter) Step(ctx context.Context) error {
 		w.op(ctx, "set", w.set(ctx, p))
 	case x < 78:
 		w.op(ctx, "delete", w.deleteTree(ctx, p))
-	case x < 97:
+	case x < 99:
 		err := w.deleteTree(ctx, p)
 		if err == nil {
 			err = w.put(ctx, p, w.leafFlags(p))
