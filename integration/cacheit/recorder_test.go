@@ -145,27 +145,6 @@ func (r *recorder) none(t *testing.T) {
 	}
 }
 
-// waitFor waits until the events are exactly want (no more), in order.
-func (r *recorder) waitFor(t *testing.T, want []string, d time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		got := r.all()
-		if len(got) >= len(want) {
-			require.Equal(t, want, got[:len(want)], "events")
-			require.Len(t, got, len(want), "events after %v: %v", want, got[len(want):])
-			return
-		}
-		if time.Now().After(deadline) {
-			require.FailNowf(t, "missing events", "want %v, got %v", want, got)
-		}
-		select {
-		case <-r.wake:
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
 // replayed is the map the events give, replayed on an empty one: path ->
 // data.
 func (r *recorder) replayed() map[string]string {
