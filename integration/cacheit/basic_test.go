@@ -10,7 +10,9 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 )
 
-func TestCacheBasics(t *testing.T) {
+// TestCacheTour: the load, then a write, a create and a delete at once;
+// Get, Children and the replayed events agree.
+func TestCacheTour(t *testing.T) {
 	itest.NoLeaks(t)
 	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
 	ctx := itest.Ctx(t, 30*time.Second)
@@ -35,8 +37,9 @@ func TestCacheBasics(t *testing.T) {
 	_, err = c.Create(ctx, "/t/c", []byte("c"), 0)
 	require.NoError(t, err)
 	require.NoError(t, c.Delete(ctx, "/t/a/x", -1))
-	// Each node's events come in order; a deletion needs no read, a creation
-	// does, so across nodes they may come in another order than the writes.
+	// Each node's events come in order; the reads that show the changes of
+	// different nodes answer in any order, so across nodes the events may
+	// come in another order than the writes.
 	after := rec.waitN(t, len(got)+3, 10*time.Second)
 	require.ElementsMatch(t, []string{"NODE_CHANGED /t/a=a2", "NODE_CREATED /t/c=c", "NODE_DELETED /t/a/x=x"}, after[len(got):])
 	n, ok := ch.Get("/t/a")

@@ -2,41 +2,47 @@ package cacheit
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 )
 
 // recorder keeps every event a cache delivered to one subscription, and the
-// map those events build when replayed from empty.
+// map those events build when replayed from empty (chaos.Replay, which
+// also notes every event that does not fit those before it: the test's
+// cleanup fails on any). Tests read the events in order with a cursor
+// (next, nextSet, none), as Curator's assertEvent does.
 type recorder struct {
 	mu     sync.Mutex
 	events []cache.Event
-	replay map[string]string // path -> data
+	replay *chaos.Replay
+	cursor int // events the test has checked so far
 	wake   chan struct{}
 	done   chan struct{}
 }
 
+// quiet is how long none waits for an event that must not come: Curator's
+// sleepABit. A longer quiet only makes a passing test slower.
+const quiet = 600 * time.Millisecond
+
 // record subscribes to ch's events (call it before Start to see the load).
+// At cleanup it stops and fails the test if an event did not fit.
 func record(t *testing.T, ch *cache.Cache) *recorder {
-	r := &recorder{replay: map[string]string{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	r := &recorder{replay: chaos.NewReplay(ch.Path()), wake: make(chan struct{}, 1), done: make(chan struct{})}
 	events, cancel := ch.Events()
 	go func() {
 		defer close(r.done)
 		for ev := range events {
 			r.mu.Lock()
 			r.events = append(r.events, ev)
-			switch ev.Type {
-			case cache.Created, cache.Changed:
-				r.replay[ev.Node.Path] = string(ev.Node.Data)
-			case cache.Deleted:
-				delete(r.replay, ev.Node.Path)
-			}
+			r.replay.Apply(ev)
 			r.mu.Unlock()
 			select {
 			case r.wake <- struct{}{}:
@@ -47,11 +53,14 @@ func record(t *testing.T, ch *cache.Cache) *recorder {
 	t.Cleanup(func() {
 		cancel()
 		<-r.done
+		if p := r.problems(); len(p) > 0 {
+			t.Errorf("events that do not fit those before them:\n%s", strings.Join(p, "\n"))
+		}
 	})
 	return r
 }
 
-// String renders an event as "TYPE path=data".
+// evString renders an event as "TYPE path=data".
 func evString(ev cache.Event) string {
 	if ev.Type == cache.Initialized {
 		return ev.Type.String()
@@ -70,41 +79,94 @@ func (r *recorder) all() []string {
 	return out
 }
 
+// count is the number of events so far.
+func (r *recorder) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.events)
+}
+
 // waitN waits until n events came and returns them rendered.
 func (r *recorder) waitN(t *testing.T, n int, d time.Duration) []string {
 	t.Helper()
-	itest.Eventually(t, d, "events", func() bool { return len(r.all()) >= n })
+	itest.Eventually(t, d, fmt.Sprintf("%d events", n), func() bool { return r.count() >= n })
 	return r.all()
 }
 
-// waitFor waits until the events are exactly want (no more), in order.
-func (r *recorder) waitFor(t *testing.T, want []string, d time.Duration) {
+// take waits (up to 15 s) for n events after the cursor, moves the cursor
+// past them and returns them rendered.
+func (r *recorder) take(t *testing.T, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		got := r.all()
-		if len(got) >= len(want) {
-			require.Equal(t, want, got[:len(want)], "events")
-			require.Len(t, got, len(want), "events after %v: %v", want, got[len(want):])
-			return
-		}
+	r.mu.Lock()
+	from := r.cursor
+	r.mu.Unlock()
+	deadline := time.Now().Add(15 * time.Second)
+	for r.count() < from+n {
 		if time.Now().After(deadline) {
-			require.FailNowf(t, "missing events", "want %v, got %v", want, got)
+			require.FailNowf(t, "missing events", "want %d events after %v, got %v", n, r.all()[:from], r.all()[from:])
 		}
 		select {
 		case <-r.wake:
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+	r.mu.Lock()
+	r.cursor = from + n
+	r.mu.Unlock()
+	return r.all()[from : from+n]
 }
 
-// replayed is the map the events give, replayed on an empty one.
+// next requires that the events after the cursor are want, in this order.
+func (r *recorder) next(t *testing.T, want ...string) {
+	t.Helper()
+	require.Equal(t, want, r.take(t, len(want)), "events")
+}
+
+// nextSet requires that the events after the cursor are want, in any order
+// (events of different nodes, whose reads may answer in any order).
+func (r *recorder) nextSet(t *testing.T, want ...string) {
+	t.Helper()
+	require.ElementsMatch(t, want, r.take(t, len(want)), "events")
+}
+
+// none requires that no event comes after the cursor for a while.
+func (r *recorder) none(t *testing.T) {
+	t.Helper()
+	time.Sleep(quiet)
+	r.mu.Lock()
+	extra := r.events[r.cursor:]
+	r.mu.Unlock()
+	if len(extra) > 0 {
+		var s []string
+		for _, ev := range extra {
+			s = append(s, evString(ev))
+		}
+		require.FailNowf(t, "unexpected events", "%v", s)
+	}
+}
+
+// replayed is the map the events give, replayed on an empty one: path ->
+// data.
 func (r *recorder) replayed() map[string]string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make(map[string]string, len(r.replay))
-	for k, v := range r.replay {
-		out[k] = v
+	out := map[string]string{}
+	for p, n := range r.replay.Tree() {
+		out[p] = n.Data
 	}
 	return out
+}
+
+// tree is the replayed view with zxids.
+func (r *recorder) tree() chaos.Tree {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.replay.Tree()
+}
+
+// problems are the events that did not fit those before them.
+func (r *recorder) problems() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.replay.Problems()
 }

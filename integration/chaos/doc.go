@@ -5,7 +5,7 @@
 // run it.
 //
 // A Scenario runs one recipe's Workload (mutex, rwlock, semaphore, latch,
-// run, node): participants, each with its own client behind its own fault link
+// run, node, cache): participants, each with its own client behind its own fault link
 // (faultlink), run the workload while the seeded Engine applies faults one
 // at a time: link cuts and blackholes shorter than, around and longer than
 // the session timeout; a dropped reply to create, getChildren or delete;
@@ -32,6 +32,12 @@
 //   - the workload's own Settle check, if it has one, once the calm phase
 //     is over (the node workload: one node per participant, owned by its
 //     live session, with its latest data).
+//
+// The cache workload holds nothing: each participant's cache must equal
+// the server's tree (its view, and its events replayed) once the faults
+// stop, which counts as its grant; what a worker finds wrong otherwise is
+// a Problem (History.Problem, Result.Problems). ReadTree, Replay, Diff and
+// TreeWriter serve the cache's own tests too.
 //
 // Result.Summary is the one-line summary of a scenario; Result.Explain the
 // timeline (client states, faults, grants, losses, refused writes) around

@@ -62,6 +62,7 @@ type History struct {
 	limits  []LimitChange
 	ended   map[int64]time.Time   // sessions the participants' clients lost
 	resumed map[int64][]time.Time // when each session's connection came back (Reconnected)
+	failed  []string              // what workers found wrong (Problem)
 	tl      *Timeline
 	name    func(int) string
 }
@@ -200,6 +201,22 @@ func (h *History) Sessions() (lost map[int64]time.Time, resumed map[int64][]time
 		resumed[id] = append([]time.Time(nil), ats...)
 	}
 	return lost, resumed
+}
+
+// Problem records that participant who found something wrong that the
+// capacity checks cannot see (a cache that does not match the server).
+func (h *History) Problem(who int, what string) {
+	h.mu.Lock()
+	h.failed = append(h.failed, h.name(who)+": "+what)
+	h.mu.Unlock()
+	h.tl.Add(h.name(who), "PROBLEM: "+what)
+}
+
+// Problems returns what Problem recorded, in order.
+func (h *History) Problems() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.failed...)
 }
 
 // LimitSet records a call that set the recipe's limit to value over

@@ -23,6 +23,7 @@ type Result struct {
 	Orphans      []Orphan  // nodes left under the recipe's paths once the workers stopped
 	Unreaped     []string  // recipe paths still there once the clients closed
 	CalmStuck    []string  // participants without a grant in the calm phase
+	Problems     []string  // what workers found wrong (History.Problem)
 	CalmStart    time.Time // when the calm phase began
 	// Unsettled is what the workload's own check found wrong after the
 	// calm phase (see Scenario.Settle); Settled says whether it ran.
@@ -55,7 +56,7 @@ func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans
 			c.Grace = e.Session // the watch on the count is re-set on reconnect; a session timeout is ample
 		}
 	}
-	r := Result{Seed: seed, Faults: e.Counts(), Store: s.Stats(), Orphans: orphans, CalmStart: calmStart}
+	r := Result{Seed: seed, Faults: e.Counts(), Store: s.Stats(), Orphans: orphans, CalmStart: calmStart, Problems: h.Problems()}
 	r.Linearizable, _ = c.Check(hs, tl.Origin)
 	r.Overlaps = c.Overlaps(hs)
 	lost, resumed := h.Sessions()
@@ -118,7 +119,7 @@ func (r Result) BadMargins() []Margin {
 func (r Result) OK() bool {
 	return r.Linearizable && len(r.Overlaps) == 0 && r.Store.StaleAccepted == 0 &&
 		len(r.BadMargins()) == 0 && len(r.Orphans) == 0 && len(r.Unreaped) == 0 && len(r.CalmStuck) == 0 &&
-		len(r.Unsettled) == 0
+		len(r.Unsettled) == 0 && len(r.Problems) == 0
 }
 
 // Summary is the scenario's one-line summary.
@@ -136,11 +137,11 @@ func (r Result) Summary(recipe string) string {
 	}
 	mn, med := MarginStats(r.Margins)
 	return fmt.Sprintf("chaos %s seed=%d faults=%d{%s} grants=%d open=%d porcupine=%s overlaps=%d "+
-		"fence{accepted=%d refused=%d stale-accepted=%d} margins{n=%d of %d min=%v median=%v bad=%d} orphans=%d unreaped=%d calm-stuck=%d%s",
+		"fence{accepted=%d refused=%d stale-accepted=%d} margins{n=%d of %d min=%v median=%v bad=%d} orphans=%d unreaped=%d calm-stuck=%d%s problems=%d",
 		recipe, r.Seed, total, strings.Join(kinds, " "), r.Grants, r.Open, lin, len(r.Overlaps),
 		r.Store.Accepted, r.Store.Refused, r.Store.StaleAccepted,
 		len(r.Margins), r.Signals, mn.Round(time.Millisecond), med.Round(time.Millisecond), len(r.BadMargins()),
-		len(r.Orphans), len(r.Unreaped), len(r.CalmStuck), r.settled())
+		len(r.Orphans), len(r.Unreaped), len(r.CalmStuck), r.settled(), len(r.Problems))
 }
 
 // settled is the summary's part about the Settle check ("" when the
@@ -192,6 +193,9 @@ func (r Result) Explain(tl *Timeline, window time.Duration, max int) string {
 	}
 	if len(r.Unreaped) > 0 {
 		fmt.Fprintf(&b, "recipe paths not reaped after Close: %v\n", r.Unreaped)
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(&b, "PROBLEM: %s\n", p)
 	}
 	for i, u := range r.Unsettled {
 		if i == max {

@@ -93,7 +93,7 @@ func (s *Scenario) Run(ctx context.Context) (Result, *Timeline, error) {
 		clients = append(clients, c)
 		closers = append(closers, func() { _ = c.Close() })
 		closers = append(closers, WatchClient(tl, hist, PartName(i), c))
-		part := Part{Who: i, Client: c, History: hist, Timeline: tl, Seed: s.Seed, Session: s.Session,
+		part := Part{Who: i, Parts: s.Parts, Client: c, History: hist, Timeline: tl, Seed: s.Seed, Session: s.Session,
 			LongUntil: time.Now().Add(s.Fault)} // no later than the fault phase's true end
 		if s.Fenced {
 			part.Store = store

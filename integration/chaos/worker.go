@@ -20,6 +20,7 @@ type Held interface {
 // random choices of its holdings. Workers of each recipe embed it.
 type Part struct {
 	Who      int
+	Parts    int            // participants in the scenario
 	Client   *client.Client // the participant's client (nil in unit tests)
 	History  *History
 	Store    *Store // nil: holdings do not write (shared holdings: leases, readers)

@@ -117,8 +117,11 @@ func (c *Cache) Start() error {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
+		// After the loop: also when the client closed under it. doneCh
+		// first, so that a subscriber that sees its channel closed finds
+		// the cache done (WaitInitialized: ErrClosed).
+		defer c.stopSubscribers()
 		defer close(c.doneCh)
-		defer c.stopSubscribers() // after the loop: also when the client closed under it
 		defer stopStates()
 		defer stopEvents()
 		l.run()
@@ -127,7 +130,8 @@ func (c *Cache) Start() error {
 }
 
 // WaitInitialized waits until the first full load is done (the Initialized
-// event), ctx ends or the cache closes.
+// event), ctx ends or the cache closes. Once the cache is closed, or its
+// client is, it returns ErrClosed, whether the load was done or not.
 func (c *Cache) WaitInitialized(ctx context.Context) error {
 	if c == nil || c.cl == nil {
 		return errZero()
@@ -135,10 +139,13 @@ func (c *Cache) WaitInitialized(ctx context.Context) error {
 	c.mu.RLock()
 	ph := c.phase
 	c.mu.RUnlock()
-	switch ph {
-	case idle:
+	switch {
+	case ph == idle:
 		return ErrNotStarted
-	case closed:
+	case ph == closed, isDone(c.doneCh):
+		// Closed, or the loop ended with the client: ErrClosed, every time
+		// (the select below would pick at random between initCh and doneCh
+		// once both are closed).
 		return ErrClosed
 	}
 	select {

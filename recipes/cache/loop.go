@@ -24,6 +24,14 @@ import (
 // listing sets a watch, so every change after it brings a notification, on
 // the same connection and ahead of any reply that shows the change.
 //
+// The loop takes notifications and replies from two channels, so it may
+// apply a reply before a notification the server sent ahead of it: a
+// notification is only ever a reason to read again, never a change applied
+// as it stands. (A deletion applied from its notification once took a node
+// that had been made again out of the view for good:
+// TestCacheRecreateWhileListing.) Reading again is idempotent: a read that
+// shows what the view has changes nothing.
+//
 // Why nothing is missed: within a session go-zookeeper sets every watch
 // again after a reconnect, and the server then fires those whose node
 // changed meanwhile, so changes made while disconnected arrive as
@@ -217,8 +225,7 @@ func (l *loop) checkInitialized() {
 }
 
 // onNotification turns a watch notification into the read that will show
-// what changed (or, for a deletion nothing else is reading, into the change
-// itself).
+// what changed.
 func (l *loop) onNotification(ev zk.Event) {
 	l.c.mu.RLock()
 	e := l.c.index[ev.Path]
@@ -231,18 +238,11 @@ func (l *loop) onNotification(ev zk.Event) {
 		if e.live {
 			l.schedule(e, listKids)
 		}
-	case zk.EventNodeDeleted:
-		// With no read of e in flight no older reply can come back: apply
-		// the deletion now, without a round trip. Otherwise a read decides.
-		if e.live && !e.dataBusy {
-			l.remove(e)
-			if e == l.c.root {
-				l.schedule(e, readNode) // watch for its return
-			}
-			return
-		}
-		l.schedule(e, readNode)
-	default: // created, data changed
+	default: // created, deleted, data changed
+		// A deletion too is only a reason to read: the notification may
+		// be older than a reply already applied (see the top of this
+		// file), which may show the node made again; the read shows what
+		// is there now.
 		l.schedule(e, readNode)
 	}
 }

@@ -1,0 +1,93 @@
+package cacheit
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
+	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+)
+
+// TestCacheUseAfterClose: a started cache, closed, answers every call with
+// its typed error (Start twice: ErrAlreadyStarted; after Close: ErrClosed
+// from Start, WaitInitialized and Listen, a closed channel from Events, an
+// empty view), and Close is idempotent.
+func TestCacheUseAfterClose(t *testing.T) {
+	r := newRig(t, nil)
+	r.create("/test", "x")
+	ch, rec := startCache(t, r.c, "/test")
+	require.NoError(t, ch.WaitInitialized(r.ctx))
+	require.ErrorIs(t, ch.Start(), cache.ErrAlreadyStarted)
+	_, err := ch.Listen(nil)
+	require.ErrorIs(t, err, cache.ErrInvalidArgument)
+	rec.next(t, "NODE_CREATED /test=x", "INITIALIZED")
+
+	require.NoError(t, ch.Close())
+	require.NoError(t, ch.Close())
+	require.ErrorIs(t, ch.Start(), cache.ErrClosed)
+	require.ErrorIs(t, ch.WaitInitialized(r.ctx), cache.ErrClosed)
+	remove, err := ch.Listen(func(cache.Event) {})
+	require.ErrorIs(t, err, cache.ErrClosed)
+	require.Nil(t, remove)
+	events, cancel := ch.Events()
+	cancel()
+	_, ok := <-events
+	require.False(t, ok, "Events after Close")
+	_, ok = ch.Get("/test")
+	require.False(t, ok)
+	require.Zero(t, ch.Len())
+}
+
+// TestCacheClientClosed: when the client closes under a started cache,
+// its subscriptions' channels close and every later call answers
+// ErrClosed, the same each time.
+func TestCacheClientClosed(t *testing.T) {
+	r := newRig(t, nil)
+	r.create("/test", "x")
+	c := itest.Connect(t, shared, itest.Opts{NS: r.ns})
+	ch, err := cache.New(c, "/test")
+	require.NoError(t, err)
+	events, cancel := ch.Events()
+	defer cancel()
+	require.NoError(t, ch.Start())
+	defer ch.Close()
+	require.NoError(t, ch.WaitInitialized(r.ctx))
+	require.NoError(t, c.Close())
+	for range events { // closed once the loop ended
+	}
+	for range 20 {
+		require.ErrorIs(t, ch.WaitInitialized(r.ctx), cache.ErrClosed)
+	}
+	_, err = ch.Listen(func(cache.Event) {})
+	require.ErrorIs(t, err, cache.ErrClosed)
+	require.NoError(t, ch.Close())
+}
+
+// TestCacheCreatesNothing: the cache only reads. Through its whole life,
+// on a root that is missing, then made, then deleted, across a reconnect
+// and a session expiry, its client sends no request that writes, and the
+// root's parents are never made; once the root is deleted nothing is left.
+func TestCacheCreatesNothing(t *testing.T) {
+	r, cc, st, _ := linked(t, nil, 1500*time.Millisecond)
+	ch, rec := startCache(t, cc, "/a/b/root")
+	rec.next(t, "INITIALIZED")
+	require.False(t, itest.Exists(t, r.c, "/a"))
+	_, err := r.c.CreateWithParents(r.ctx, "/a/b/root", nil, 0) // its parents are containers
+	require.NoError(t, err)
+	r.create("/a/b/root/kid", "k")
+	rec.next(t, "NODE_CREATED /a/b/root=", "NODE_CREATED /a/b/root/kid=k")
+	r.link.Cut()
+	st.await(t, client.StateSuspended, 10*time.Second)
+	r.link.Restore()
+	expire(t, r.link, st, func() { r.del("/a/b/root/kid") })
+	rec.next(t, "NODE_DELETED /a/b/root/kid=k")
+	r.del("/a/b/root")
+	rec.next(t, "NODE_DELETED /a/b/root=")
+	require.NoError(t, ch.Close())
+	require.Zero(t, writes(r.link), "requests that write")
+	// Nothing is left: the containers go once empty.
+	itest.Eventually(t, 15*time.Second, "/a reaped", func() bool { return !itest.Exists(t, r.c, "/a") })
+}
