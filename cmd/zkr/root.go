@@ -57,7 +57,7 @@ Environment: ZKR_ZK (servers, as --zk), ZKR_AUTH (user:password, digest auth).`,
 	pf.BoolVar(&g.verbose, "verbose", false, "log the client's connection state changes to stderr")
 	root.AddCommand(
 		newShow(g), newLs(g), newLock(g), newElect(g),
-		newCount(g), newRevoke(g), newDoctor(g), newWatch(g),
+		newCount(g), newRevoke(g), newDoctor(g), newWatch(g), newMembers(g),
 	)
 	return root
 }
