@@ -66,9 +66,14 @@ bounded.
 			}
 			out := cmd.OutOrStdout()
 			w := newWatcher(c)
+			hinted := false // the hint about --events, given once
 			for ctx.Err() == nil {
 				wctx, cancel := context.WithTimeout(ctx, g.timeout)
 				err := w.once(wctx, p, func(v *View) {
+					if v.Kind == kindNone && !hinted {
+						hinted = true
+						fmt.Fprintf(os.Stderr, "zkr: %s is no recipe; zkr watch --events %s prints each change below it\n", p, p)
+					}
 					if g.json {
 						b, _ := json.Marshal(v)
 						fmt.Fprintln(out, string(b))
