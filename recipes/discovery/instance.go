@@ -194,7 +194,7 @@ func checkSegment(s string) string {
 	case strings.Contains(s, "/"):
 		return "contains '/'"
 	}
-	if err := client.ValidatePath("/" + s); err != nil {
+	if err := client.ValidatePath("/x/" + s); err != nil { // any parent: only s is judged
 		var pe *client.PathError
 		if errors.As(err, &pe) {
 			return pe.Reason
