@@ -12,6 +12,9 @@
 // Then it prints "curator: ready" and, for each watched NAME, once at the
 // start and again on every cacheChanged:
 //   view NAME JSON...      the cache's instances, each as full JSON, sorted by id
+//   query NAME JSON...     queryForInstances(NAME), the same way
+// and, at the start and whenever it changes (polled every 50 ms: the
+// provider's own cache has no listener):
 //   provider NAME IDS...   the provider's getAllInstances ids, sorted
 // It stops when the node CTL exists: with data "close" it closes the
 // discovery (which unregisters its instances) and the client, and prints
@@ -21,7 +24,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -73,6 +79,8 @@ public class CuratorDiscovery {
         ServiceDiscovery discovery = builder.build();
         discovery.start();
         List<Runnable> printers = new ArrayList<>();
+        Map<String, ServiceProvider> providers = new TreeMap<>();
+        Map<String, String> printed = new HashMap<>();
         for (int i = 6; i < args.length; ) {
             switch (args[i]) {
                 case "reg": {
@@ -107,12 +115,13 @@ public class CuratorDiscovery {
                                 b.append(' ').append(new String(fullJson.serialize(si), StandardCharsets.UTF_8));
                             }
                             print(b.toString());
-                            List<String> ids = new ArrayList<>();
-                            for (Object o : (Collection) provider.getAllInstances()) {
-                                ids.add(((ServiceInstance) o).getId());
+                            List<ServiceInstance> q = new ArrayList<>(discovery.queryForInstances(name));
+                            q.sort(Comparator.comparing(ServiceInstance::getId));
+                            b = new StringBuilder("query " + name);
+                            for (ServiceInstance si : q) {
+                                b.append(' ').append(new String(fullJson.serialize(si), StandardCharsets.UTF_8));
                             }
-                            ids.sort(null);
-                            print("provider " + name + (ids.isEmpty() ? "" : " " + String.join(" ", ids)));
+                            print(b.toString());
                         } catch (Exception e) {
                             print("error " + e);
                         }
@@ -124,6 +133,7 @@ public class CuratorDiscovery {
                     cache.start();
                     provider.start();
                     printers.add(printer);
+                    providers.put(name, provider);
                     i += 2;
                     break;
                 }
@@ -136,6 +146,20 @@ public class CuratorDiscovery {
             r.run();
         }
         while (true) {
+            // A provider has a cache of its own, with no listener: its
+            // instances are printed whenever they differ from the last print.
+            for (Map.Entry<String, ServiceProvider> e : providers.entrySet()) {
+                List<String> ids = new ArrayList<>();
+                for (Object o : (Collection) e.getValue().getAllInstances()) {
+                    ids.add(((ServiceInstance) o).getId());
+                }
+                ids.sort(null);
+                String line = "provider " + e.getKey() + (ids.isEmpty() ? "" : " " + String.join(" ", ids));
+                if (!line.equals(printed.get(e.getKey()))) {
+                    printed.put(e.getKey(), line);
+                    print(line);
+                }
+            }
             try {
                 if (cf.checkExists().forPath(ctl) != null) {
                     break;
