@@ -2,11 +2,9 @@ package discoveryit
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -282,6 +280,3 @@ func tryOwner(c *client.Client, p string) (int64, bool) {
 	}
 	return st.EphemeralOwner, true
 }
-
-// isNoNode reports zk.ErrNoNode.
-func isNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }

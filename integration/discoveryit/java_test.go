@@ -1,7 +1,6 @@
 package discoveryit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -153,17 +151,4 @@ func idsAre(want ...string) func([]discovery.Instance) bool {
 	return func(got []discovery.Instance) bool {
 		return strings.Join(ids(got), " ") == strings.Join(want, " ")
 	}
-}
-
-// nodeData is the data of the node at p, or nil when there is none.
-func nodeData(t *testing.T, c *client.Client, p string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	data, _, err := c.Get(ctx, p)
-	if err == zk.ErrNoNode || (err != nil && isNoNode(err)) {
-		return nil
-	}
-	require.NoError(t, err)
-	return bytes.Clone(data)
 }
