@@ -1,7 +1,9 @@
 package discoveryit
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -19,7 +21,7 @@ import (
 // registering client's session expires (its link is cut for longer than
 // the session timeout); its instances leave the server, and once the link
 // is back they are registered again in the new session, with their latest
-// data, a DynamicSequential one as a single new node.
+// data (set while cut off), a DynamicSequential one as a single new node.
 func TestServiceDiscoveryCrashedInstance(t *testing.T) {
 	itest.NoLeaks(t)
 	ns := itest.Namespace(t)
@@ -52,6 +54,12 @@ func TestServiceDiscoveryCrashedInstance(t *testing.T) {
 	waitState(t, states, client.StateLost, 20*time.Second)
 	itest.WaitChildren(t, watcher, base+"/test", 0) // the server expired the session
 	waitIDs(t, "provider with the session gone", func() []discovery.Instance { return must(p.GetAllInstances()) })
+	// Data set while cut off is what the instance is registered with again.
+	i1.Payload = json.RawMessage(`"v3"`)
+	short, cancelShort := context.WithTimeout(ctx, 500*time.Millisecond)
+	err = d.Update(short, i1)
+	cancelShort()
+	require.True(t, err == nil || errors.Is(err, context.DeadlineExceeded), "Update while cut off: %v", err)
 	link.Restore()
 	waitState(t, states, client.StateReconnected, 20*time.Second)
 
@@ -63,7 +71,7 @@ func TestServiceDiscoveryCrashedInstance(t *testing.T) {
 	require.NotEqual(t, owner, ownerOf(t, watcher, base+"/test/i1"), "registered again in the new session")
 	all := waitIDs(t, "provider after the re-registration", func() []discovery.Instance { return must(p.GetAllInstances()) }, "i1", "s1")
 	requireSame(t, []discovery.Instance{i1, s1}, all)
-	require.Equal(t, `"v2"`, string(all[0].Payload), "the latest data")
+	require.Equal(t, `"v3"`, string(all[0].Payload), "the latest data")
 	for range 10 { // and no second node comes
 		require.Len(t, itest.Children(t, watcher, base+"/test"), 2)
 		time.Sleep(50 * time.Millisecond)

@@ -43,7 +43,10 @@ type clientNode struct {
 
 	mu      sync.Mutex
 	data    []byte
-	actual  string          // the node's path once created ("" before)
+	gen     uint64          // counts SetData calls
+	written uint64          // the gen the node holds
+	changed chan struct{}   // closed and replaced when written or actual change
+	actual  string          // the node's path once created ("" before, and once it is found gone)
 	sess    *client.Session // the session an ephemeral node lives in
 	started bool
 	once    sync.Once
@@ -52,7 +55,7 @@ type clientNode struct {
 func newClientNode(c *client.Client, path string, data []byte, t ServiceType, log logger) *clientNode {
 	ctx, stop := context.WithCancel(context.Background())
 	n := &clientNode{c: c, path: path, data: bytes.Clone(data), log: log, ctx: ctx, stop: stop,
-		kick: make(chan struct{}, 1), created: make(chan struct{}), done: make(chan struct{})}
+		kick: make(chan struct{}, 1), created: make(chan struct{}), done: make(chan struct{}), changed: make(chan struct{})}
 	switch t {
 	case DynamicSequential:
 		n.flags, n.ephemeral, n.sequential = zk.FlagEphemeralSequential, true, true
@@ -90,21 +93,38 @@ func (n *clientNode) WaitForInitialCreate(ctx context.Context) error {
 	}
 }
 
+// SetData keeps data for every later create and has the loop write it to
+// the node; it waits until it is written, the node is found gone (it is
+// made again with data), or ctx ends (the loop still writes it).
 func (n *clientNode) SetData(ctx context.Context, data []byte) error {
 	n.mu.Lock()
 	n.data = bytes.Clone(data)
-	p := n.actual
+	n.gen++
+	gen := n.gen
 	n.mu.Unlock()
-	if p == "" {
-		n.wake()
-		return nil // the create to come writes it
+	n.wake()
+	for {
+		n.mu.Lock()
+		done := n.written >= gen || n.actual == ""
+		changed := n.changed
+		n.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-n.done:
+			return ErrClosed
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	_, err := n.c.Set(ctx, p, data, -1)
-	if errors.Is(err, zk.ErrNoNode) {
-		n.wake() // gone: the loop makes it again with data
-		return nil
-	}
-	return err
+}
+
+// noteLocked wakes SetData's waiters.
+func (n *clientNode) noteLocked() {
+	close(n.changed)
+	n.changed = make(chan struct{})
 }
 
 func (n *clientNode) Close(ctx context.Context) error {
@@ -175,14 +195,14 @@ func (n *clientNode) loop() {
 // delivers when it should be checked again.
 func (n *clientNode) ensure() (<-chan zk.Event, error) {
 	n.mu.Lock()
-	p, sess, data := n.actual, n.sess, n.data
+	p, sess := n.actual, n.sess
 	n.mu.Unlock()
 	if p != "" && n.ephemeral && sess != nil && sess.Err() != nil {
 		if n.sequential {
 			// Its session is gone, and with it the node (or soon will be).
 			_ = n.c.DeleteGuaranteed(n.ctx, p, nil)
 		}
-		p = ""
+		p = n.forget()
 	}
 	if p != "" {
 		ok, _, ch, err := n.c.ExistsW(n.ctx, p)
@@ -190,29 +210,60 @@ func (n *clientNode) ensure() (<-chan zk.Event, error) {
 			return nil, err
 		}
 		if ok {
-			return ch, nil
+			return ch, n.write(p)
 		}
 		if n.sequential {
-			p = ""
+			p = n.forget()
 		}
 	}
+	n.mu.Lock()
+	data, gen := n.data, n.gen
+	n.mu.Unlock()
 	created, sess, err := n.create(data)
 	if err != nil {
 		return nil, err
 	}
 	n.mu.Lock()
-	n.actual, n.sess = created, sess
-	stale := !bytes.Equal(n.data, data)
+	n.actual, n.sess, n.written = created, sess, gen
+	n.noteLocked()
 	n.mu.Unlock()
 	n.once.Do(func() { close(n.created) })
-	if stale {
-		n.wake() // SetData came during the create
-	}
 	ok, _, ch, err := n.c.ExistsW(n.ctx, created)
-	if err == nil && !ok {
-		n.wake()
+	if err == nil && ok {
+		err = n.write(created) // SetData came during the create
 	}
 	return ch, err
+}
+
+// forget drops the node's path (it is gone) and returns "".
+func (n *clientNode) forget() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.actual = ""
+	n.noteLocked()
+	return ""
+}
+
+// write writes the latest data to the node at p, if it does not hold it.
+func (n *clientNode) write(p string) error {
+	n.mu.Lock()
+	data, gen, written := n.data, n.gen, n.written
+	n.mu.Unlock()
+	if written >= gen {
+		return nil
+	}
+	if _, err := n.c.Set(n.ctx, p, data, -1); err != nil {
+		if errors.Is(err, zk.ErrNoNode) {
+			n.wake() // gone: made again with data
+			return nil
+		}
+		return err
+	}
+	n.mu.Lock()
+	n.written = max(n.written, gen)
+	n.noteLocked()
+	n.mu.Unlock()
+	return nil
 }
 
 // create makes the node once and returns its path and session.

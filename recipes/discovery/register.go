@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -91,7 +92,9 @@ func (d *Discovery) create(ctx context.Context, r *registration, inst Instance, 
 }
 
 // Update writes inst as the new data of its registered node (Curator's
-// updateService); later re-creations use it too. The node is the one
+// updateService); later re-creations use it too. When ctx ends before the
+// write is done (no connection), Update returns ctx's error, and the data
+// is still written once the connection is back. The node is the one
 // registered with inst's ID: ErrNotRegistered (wrapped) when there is
 // none; an *InstanceError when inst has another name or service type
 // (unregister and register again to change those).
@@ -127,11 +130,11 @@ func (d *Discovery) updateLocked(ctx context.Context, r *registration, inst Inst
 		return &InstanceError{Name: inst.Name, ID: inst.ID, Field: "serviceType",
 			Reason: fmt.Sprintf("id registered as %s", r.inst.ServiceType)}
 	}
-	if err := r.node.SetData(ctx, data); err != nil {
-		return err
+	err := r.node.SetData(ctx, data)
+	if !errors.Is(err, ErrClosed) {
+		r.inst = inst // kept for the node even when the write is still to come
 	}
-	r.inst = inst
-	return nil
+	return err
 }
 
 // Unregister removes the instance registered with inst's ID (Curator's
