@@ -13,6 +13,7 @@ import (
 // for concurrent use. The strategies here keep state (a position, a chosen
 // instance), so give each Provider its own.
 type Strategy interface {
+	// Pick returns the instance to hand out, or false for none.
 	Pick(instances []Instance) (Instance, bool)
 }
 
