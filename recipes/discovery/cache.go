@@ -29,9 +29,10 @@ type Cache struct {
 	path string
 	cc   *cache.Cache
 
-	wg     sync.WaitGroup // the pump and the subscribers' goroutines
-	initCh chan struct{}  // closed after the initial load
-	doneCh chan struct{}  // closed when the pump has ended
+	wg       sync.WaitGroup // the pump and the subscribers' goroutines
+	initCh   chan struct{}  // closed after the initial load
+	initOnce sync.Once
+	doneCh   chan struct{} // closed when the pump has ended
 
 	mu        sync.RWMutex
 	phase     phase
@@ -165,7 +166,7 @@ func (ch *Cache) apply(ev cache.Event) {
 		ch.mu.Lock()
 		ch.publishLocked(Event{Type: Initialized})
 		ch.mu.Unlock()
-		close(ch.initCh)
+		ch.initOnce.Do(func() { close(ch.initCh) })
 		return
 	}
 	node, ok := strings.CutPrefix(ev.Node.Path, ch.path+"/")

@@ -61,8 +61,10 @@ func (d *Discovery) QueryForInstances(ctx context.Context, name string) ([]Insta
 	return out, nil
 }
 
-// QueryForInstance returns instance id of service name: ErrNotFound when
-// there is none, a *DataError when its node holds something else.
+// QueryForInstance returns instance id of service name, read from its node
+// base/name/id: ErrNotFound when there is none, a *DataError when the node
+// holds something else. A DynamicSequential instance's node is not named
+// by its id alone, so, as in Curator, only QueryForInstances finds it.
 func (d *Discovery) QueryForInstance(ctx context.Context, name, id string) (Instance, error) {
 	if err := d.usable(); err != nil {
 		return Instance{}, err
