@@ -17,8 +17,14 @@ var errParentsVanish = errors.New("zkrecipes: parent nodes keep disappearing")
 // createWithParents creates full, making missing ancestors as containers
 // whenever the server answers NoNode. Paths are absolute (namespaced).
 func (c *Client) createWithParents(conn *zk.Conn, full string, data []byte, flags int32) (string, error) {
+	return c.withParents(conn, full, func() (string, error) { return conn.Create(full, data, flags, c.acl) })
+}
+
+// withParents runs create, a create of the absolute path full, making
+// full's missing ancestors as containers whenever the server answers NoNode.
+func (c *Client) withParents(conn *zk.Conn, full string, create func() (string, error)) (string, error) {
 	for round := 0; round < maxParentRounds; round++ {
-		out, err := conn.Create(full, data, flags, c.acl)
+		out, err := create()
 		if !errors.Is(err, zk.ErrNoNode) {
 			return out, err
 		}

@@ -41,6 +41,12 @@ type ProtectedNode struct {
 // the connection is down (see DeleteGuaranteed). CreateProtected waits for
 // that cleanup only briefly (2 s) past the end of ctx.
 func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, flags int32) (ProtectedNode, error) {
+	return c.createProtected(ctx, path, data, flags, 0)
+}
+
+// createProtected is CreateProtected, of a TTL node when ttl > 0 (see
+// CreateProtectedTTL, which validates flags and ttl).
+func (c *Client) createProtected(ctx context.Context, path string, data []byte, flags int32, ttl time.Duration) (ProtectedNode, error) {
 	full, err := c.abs(path)
 	if err != nil {
 		return ProtectedNode{}, err
@@ -77,7 +83,7 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 			// step must be judged against the session now current.
 			return zk.ErrConnectionClosed // retryable: the next attempt takes it
 		}
-		step := protectedStep{parent: parent, tag: tag, target: target, data: data, flags: flags,
+		step := protectedStep{parent: parent, tag: tag, target: target, data: data, flags: flags, ttl: ttl,
 			ephemeral: ephemeral, sess: sess, search: maybeCreated}
 		done := make(chan struct{})
 		r, err := await(ctx, c, func() (stepResult, error) { return c.createStep(conn, step) },
@@ -134,6 +140,7 @@ type protectedStep struct {
 	parent, tag, target string
 	data                []byte
 	flags               int32
+	ttl                 time.Duration // > 0: a TTL node (CreateProtectedTTL)
 	ephemeral           bool
 	sess                *Session
 	search              bool // an earlier attempt's create may have succeeded unseen
@@ -163,7 +170,7 @@ func (c *Client) createStep(conn *zk.Conn, s protectedStep) (stepResult, error) 
 			}
 		}
 	}
-	out, err := c.createWithParents(conn, s.target, s.data, s.flags)
+	out, err := c.createNodeWithParents(conn, s.target, s.data, s.flags, s.ttl)
 	if err != nil {
 		return stepResult{maybeCreated: c.retryable(err)}, err
 	}

@@ -107,6 +107,18 @@ func TestZeroClient(t *testing.T) {
 			_, err := c.CreateProtected(ctx, "/x/lock-", nil, zk.FlagEphemeral|zk.FlagSequence)
 			return typed("CreateProtected", err)
 		},
+		"CreateTTL": func() error {
+			_, err := c.CreateTTL(ctx, "/x", nil, zk.FlagTTL, time.Second)
+			return typed("CreateTTL", err)
+		},
+		"CreateTTLWithParents": func() error {
+			_, err := c.CreateTTLWithParents(ctx, "/x/y", nil, zk.FlagTTL, time.Second)
+			return typed("CreateTTLWithParents", err)
+		},
+		"CreateProtectedTTL": func() error {
+			_, err := c.CreateProtectedTTL(ctx, "/x/n", nil, zk.FlagTTL, time.Second)
+			return typed("CreateProtectedTTL", err)
+		},
 		"Multi": func() error {
 			_, err := c.Multi(ctx, &zk.DeleteRequest{Path: "/x", Version: -1})
 			return typed("Multi", err)

@@ -5,7 +5,7 @@
 // run it.
 //
 // A Scenario runs one recipe's Workload (mutex, rwlock, semaphore, latch,
-// run): participants, each with its own client behind its own fault link
+// run, node): participants, each with its own client behind its own fault link
 // (faultlink), run the workload while the seeded Engine applies faults one
 // at a time: link cuts and blackholes shorter than, around and longer than
 // the session timeout; a dropped reply to create, getChildren or delete;
@@ -28,7 +28,10 @@
 //     the next grant that needed its units: all must be > 0;
 //   - nodes left under the recipe's paths once the workers stopped (while
 //     their sessions live), the paths reaped once the clients closed, and
-//     (in the tests) no goroutine leaked.
+//     (in the tests) no goroutine leaked;
+//   - the workload's own Settle check, if it has one, once the calm phase
+//     is over (the node workload: one node per participant, owned by its
+//     live session, with its latest data).
 //
 // Result.Summary is the one-line summary of a scenario; Result.Explain the
 // timeline (client states, faults, grants, losses, refused writes) around

@@ -19,12 +19,22 @@ type Workload struct {
 	Fenced   bool
 	Dirs     []string
 	Start    func(ctx context.Context, c *client.Client, p Part) (run func(context.Context), err error)
+	// Settle is the recipe's own check once the calm phase is over (see
+	// Scenario.Settle); nil for none.
+	Settle func(ctx context.Context, checker *client.Client) []Unsettled
+	// Fresh, when set, makes the workload anew for each scenario: for a
+	// workload whose Start and Settle share what one run's workers did.
+	Fresh func() Workload
 }
 
 // Scenario returns a scenario of w; the caller sets the run's settings
 // (cluster, namespace, seed, participants, phases).
 func (w Workload) Scenario() Scenario {
-	return Scenario{Recipe: w.Recipe, Capacity: w.Capacity, Fenced: w.Fenced, Dirs: slices.Clone(w.Dirs), Start: w.Start}
+	if w.Fresh != nil {
+		w = w.Fresh()
+	}
+	return Scenario{Recipe: w.Recipe, Capacity: w.Capacity, Fenced: w.Fenced, Dirs: slices.Clone(w.Dirs),
+		Start: w.Start, Settle: w.Settle}
 }
 
 var workloads = map[string]Workload{}

@@ -24,6 +24,24 @@ type Result struct {
 	Unreaped     []string  // recipe paths still there once the clients closed
 	CalmStuck    []string  // participants without a grant in the calm phase
 	CalmStart    time.Time // when the calm phase began
+	// Unsettled is what the workload's own check found wrong after the
+	// calm phase (see Scenario.Settle); Settled says whether it ran.
+	Unsettled []Unsettled
+	Settled   bool
+}
+
+// Unsettled is one problem a workload's Settle check found: who (a
+// participant's name, or "" for the scenario) and what.
+type Unsettled struct {
+	Who     string
+	Problem string
+}
+
+func (u Unsettled) String() string {
+	if u.Who == "" {
+		return u.Problem
+	}
+	return u.Who + ": " + u.Problem
 }
 
 // Analyze runs every check over a scenario's history and store. orphans
@@ -99,7 +117,8 @@ func (r Result) BadMargins() []Margin {
 // OK reports whether every check passed.
 func (r Result) OK() bool {
 	return r.Linearizable && len(r.Overlaps) == 0 && r.Store.StaleAccepted == 0 &&
-		len(r.BadMargins()) == 0 && len(r.Orphans) == 0 && len(r.Unreaped) == 0 && len(r.CalmStuck) == 0
+		len(r.BadMargins()) == 0 && len(r.Orphans) == 0 && len(r.Unreaped) == 0 && len(r.CalmStuck) == 0 &&
+		len(r.Unsettled) == 0
 }
 
 // Summary is the scenario's one-line summary.
@@ -117,11 +136,20 @@ func (r Result) Summary(recipe string) string {
 	}
 	mn, med := MarginStats(r.Margins)
 	return fmt.Sprintf("chaos %s seed=%d faults=%d{%s} grants=%d open=%d porcupine=%s overlaps=%d "+
-		"fence{accepted=%d refused=%d stale-accepted=%d} margins{n=%d of %d min=%v median=%v bad=%d} orphans=%d unreaped=%d calm-stuck=%d",
+		"fence{accepted=%d refused=%d stale-accepted=%d} margins{n=%d of %d min=%v median=%v bad=%d} orphans=%d unreaped=%d calm-stuck=%d%s",
 		recipe, r.Seed, total, strings.Join(kinds, " "), r.Grants, r.Open, lin, len(r.Overlaps),
 		r.Store.Accepted, r.Store.Refused, r.Store.StaleAccepted,
 		len(r.Margins), r.Signals, mn.Round(time.Millisecond), med.Round(time.Millisecond), len(r.BadMargins()),
-		len(r.Orphans), len(r.Unreaped), len(r.CalmStuck))
+		len(r.Orphans), len(r.Unreaped), len(r.CalmStuck), r.settled())
+}
+
+// settled is the summary's part about the Settle check ("" when the
+// workload has none).
+func (r Result) settled() string {
+	if !r.Settled && len(r.Unsettled) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" unsettled=%d", len(r.Unsettled))
 }
 
 // Explain renders a readable timeline around each violation (at most max
@@ -164,6 +192,13 @@ func (r Result) Explain(tl *Timeline, window time.Duration, max int) string {
 	}
 	if len(r.Unreaped) > 0 {
 		fmt.Fprintf(&b, "recipe paths not reaped after Close: %v\n", r.Unreaped)
+	}
+	for i, u := range r.Unsettled {
+		if i == max {
+			fmt.Fprintf(&b, "... and %d more problems after the calm phase\n", len(r.Unsettled)-max)
+			break
+		}
+		fmt.Fprintf(&b, "UNSETTLED after the calm phase: %v; what %s did and saw:\n%s", u, u.Who, tl.Of(u.Who, r.CalmStart.Add(-window)))
 	}
 	for _, who := range r.CalmStuck {
 		fmt.Fprintf(&b, "NO GRANT in the calm phase (from %s) for %s; what it did and saw:\n%s",

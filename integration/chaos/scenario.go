@@ -42,6 +42,11 @@ type Scenario struct {
 	// runs it until its context ends and returns once it released what it
 	// held.
 	Start func(ctx context.Context, c *client.Client, p Part) (run func(context.Context), err error)
+	// Settle, when set, checks what the recipe keeps on the server once
+	// the calm phase is over, while the workers still run (a kept node:
+	// one per participant, owned by its live session, with its latest
+	// data), with the checker's client; it returns what is wrong.
+	Settle func(ctx context.Context, checker *client.Client) []Unsettled
 	// Logger is given to the participants' clients (nil: a discarding one).
 	Logger *slog.Logger
 }
@@ -120,6 +125,11 @@ func (s *Scenario) Run(ctx context.Context) (Result, *Timeline, error) {
 			break
 		}
 	}
+	var unsettled []Unsettled
+	if s.Settle != nil {
+		unsettled = s.Settle(ctx, checker)
+		tl.Add("test", fmt.Sprintf("settle check: %d problems", len(unsettled)))
+	}
 	stopWorkers()
 	wg.Wait()
 	tl.Add("test", "workers stopped")
@@ -137,6 +147,7 @@ func (s *Scenario) Run(ctx context.Context) (Result, *Timeline, error) {
 	}
 	r := Analyze(s.Seed, engine, hist, store, tl, orphans, calmStart, s.Parts, s.Capacity)
 	r.Unreaped = gone
+	r.Unsettled, r.Settled = unsettled, s.Settle != nil
 	r.Recipe = s.Recipe
 	return r, tl, ctx.Err()
 }

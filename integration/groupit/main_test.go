@@ -1,0 +1,21 @@
+// Package groupit tests recipes/group against real ZooKeeper servers, and
+// against Curator 5.4's own GroupMember.
+package groupit
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+)
+
+// shared is the single server most tests use, each under its own namespace.
+var shared *zkharness.Cluster
+
+func TestMain(m *testing.M) {
+	zkharness.RunMain(m, func(c *zkharness.Cluster) {
+		fmt.Fprintln(os.Stderr, "groupit: shared cluster:", c)
+		shared = c
+	})
+}

@@ -1,0 +1,242 @@
+package group
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
+	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+	"github.com/go-zkrecipes/zkrecipes/recipes/node"
+)
+
+// Option configures a Member.
+type Option func(*options) error
+
+type options struct {
+	logger *slog.Logger
+}
+
+// WithLogger sets where the member's node and cache report trouble
+// (default: the client's logger).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return invalidArg("nil logger")
+		}
+		o.logger = l
+		return nil
+	}
+}
+
+// Member is one member of a group: see the package documentation. It is
+// safe for concurrent use. A zero Member returns an error wrapping
+// ErrInvalidArgument from every method that returns an error, and nothing
+// from the others.
+type Member struct {
+	path  string
+	id    string
+	own   *node.Node
+	view  *cache.Cache
+	wg    sync.WaitGroup // Events' translators
+	close sync.Once
+	err   error // Close's
+}
+
+// New returns a member with id (a node name: not empty, no '/') and data
+// of the group at path (relative to the client's namespace). It does no
+// I/O: Start joins.
+func New(c *client.Client, path, id string, data []byte, opts ...Option) (*Member, error) {
+	if c == nil {
+		return nil, invalidArg("nil client")
+	}
+	if err := client.ValidatePath(path); err != nil {
+		return nil, err
+	}
+	if id == "" || strings.Contains(id, "/") {
+		return nil, invalidArg("member id %q: must be one node name, not empty, without '/'", id)
+	}
+	own := memberPath(path, id)
+	if err := client.ValidatePath(own); err != nil {
+		return nil, invalidArg("member id %q: %v", id, err)
+	}
+	var o options
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, invalidArg("nil option")
+		}
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	var nodeOpts []node.Option
+	var cacheOpts = []cache.Option{cache.WithDepth(1)}
+	if o.logger != nil {
+		nodeOpts = append(nodeOpts, node.WithLogger(o.logger))
+		cacheOpts = append(cacheOpts, cache.WithLogger(o.logger))
+	}
+	n, err := node.New(c, own, data, nodeOpts...)
+	if err != nil {
+		return nil, err
+	}
+	v, err := cache.New(c, path, cacheOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Member{path: path, id: id, own: n, view: v}, nil
+}
+
+func memberPath(group, id string) string {
+	if group == "/" {
+		return "/" + id
+	}
+	return group + "/" + id
+}
+
+func (m *Member) zero() bool { return m == nil || m.own == nil }
+
+// ID is the member's id.
+func (m *Member) ID() string {
+	if m.zero() {
+		return ""
+	}
+	return m.id
+}
+
+// Path is the group's path, relative to the client's namespace.
+func (m *Member) Path() string {
+	if m.zero() {
+		return ""
+	}
+	return m.path
+}
+
+// Start joins the group in the background: the member's node is made (and
+// kept) and the group is loaded (and kept current). WaitJoined waits for
+// both.
+func (m *Member) Start() error {
+	if m.zero() {
+		return errZero()
+	}
+	if err := m.view.Start(); err != nil {
+		return err
+	}
+	if err := m.own.Start(); err != nil {
+		_ = m.view.Close()
+		return err
+	}
+	return nil
+}
+
+// WaitJoined waits until the member's node was made (or taken over) and the
+// group's first load is done, or ctx ends.
+func (m *Member) WaitJoined(ctx context.Context) error {
+	if m.zero() {
+		return errZero()
+	}
+	if err := m.own.WaitForInitialCreate(ctx); err != nil {
+		return err
+	}
+	return m.view.WaitInitialized(ctx)
+}
+
+// Members returns the group as last seen: each member's id and data. This
+// member is always in it, with its latest data, as in Curator.
+func (m *Member) Members() map[string][]byte {
+	if m.zero() {
+		return nil
+	}
+	kids := m.view.Children(m.path)
+	out := make(map[string][]byte, len(kids)+1)
+	for _, k := range kids {
+		out[idOf(k.Path)] = k.Data
+	}
+	out[m.id] = m.own.Data()
+	return out
+}
+
+// SetData sets the member's data: written to its node now if it is there
+// (within ctx), and kept for every re-create.
+func (m *Member) SetData(ctx context.Context, data []byte) error {
+	if m.zero() {
+		return errZero()
+	}
+	return m.own.SetData(ctx, data)
+}
+
+// Events returns a channel that receives every change of the group from now
+// on (Joined, Updated, Left, and Loaded once after the first load when the
+// subscription came before it), in order and none dropped, and a cancel
+// function. The channel is closed by cancel or by Close.
+func (m *Member) Events() (<-chan Event, func()) {
+	if m.zero() {
+		return pubsub.Closed[Event](), func() {}
+	}
+	in, stopIn := m.view.Events()
+	out := pubsub.New[Event]()
+	m.wg.Add(2)
+	go func() {
+		defer m.wg.Done()
+		out.Run()
+	}()
+	go func() {
+		defer m.wg.Done()
+		defer out.Stop() // the cache closed, or cancel: end the channel too
+		for ev := range in {
+			if e, ok := m.translate(ev); ok {
+				out.Push(e)
+			}
+		}
+	}()
+	return out.Out(), func() {
+		stopIn()
+		out.Stop()
+	}
+}
+
+// translate turns a cache event about a child of the group into a member
+// event; the group node's own events are not members'.
+func (m *Member) translate(ev cache.Event) (Event, bool) {
+	switch ev.Type {
+	case cache.Initialized:
+		return Event{Type: Loaded}, true
+	case cache.Created, cache.Changed, cache.Deleted:
+	default:
+		return Event{}, false
+	}
+	if ev.Node.Path == m.path {
+		return Event{}, false
+	}
+	e := Event{ID: idOf(ev.Node.Path), Data: ev.Node.Data}
+	switch ev.Type {
+	case cache.Created:
+		e.Type = Joined
+	case cache.Changed:
+		e.Type = Updated
+	default:
+		e.Type = Left
+	}
+	return e, true
+}
+
+func idOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+
+// Close leaves the group: the cache stops (every Events channel is closed)
+// and the member's node is deleted with the client's guaranteed delete
+// (within ctx, else in the background: the error then wraps
+// ErrDeletePending). Close is idempotent; later calls return the first
+// one's result.
+func (m *Member) Close(ctx context.Context) error {
+	if m.zero() {
+		return errZero()
+	}
+	m.close.Do(func() {
+		viewErr := m.view.Close()
+		m.err = errors.Join(m.own.Close(ctx), viewErr)
+		m.wg.Wait()
+	})
+	return m.err
+}

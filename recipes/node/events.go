@@ -1,0 +1,99 @@
+package node
+
+import (
+	"fmt"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
+)
+
+// EventType says what happened to a Node's node.
+type EventType int
+
+const (
+	// Created: the handle made the node, the first time or again (after a
+	// session loss, a delete, a server restart). Path is its path, which
+	// may be new (protected and sequential names).
+	Created EventType = iota + 1
+	// Adopted: the handle found a node it did not make at its path (made by
+	// another process, or a persistent one from before) and took it over as
+	// Curator does: it wrote its data there and watches it.
+	Adopted
+	// Gone: the node is gone, or going: it was deleted, or the session that
+	// owns it ended. The handle makes it again as soon as it can.
+	Gone
+)
+
+// String names the event type ("Created", "Adopted", "Gone").
+func (t EventType) String() string {
+	switch t {
+	case Created:
+		return "Created"
+	case Adopted:
+		return "Adopted"
+	case Gone:
+		return "Gone"
+	}
+	return fmt.Sprintf("EventType(%d)", int(t))
+}
+
+// Event is one change of a Node's node, as Subscribe delivers it.
+type Event struct {
+	// Type says what happened.
+	Type EventType
+	// Path is the node's path, relative to the client's namespace.
+	Path string
+	// Session is the ephemeral owner of the node: the handle's session for
+	// a node it made, another session for an adopted ephemeral node, 0 for
+	// a persistent one.
+	Session int64
+}
+
+// Subscribe returns a channel that receives every Event of the node from
+// now on, in order and none dropped however slowly it is read (each
+// subscriber has its own unbounded queue), and a function that ends the
+// subscription. When the node is there already, the first Event is the
+// one that put it there (Created or Adopted), so a subscriber never misses
+// the current path. The channel is closed by cancel or by Close; after
+// Close, and for a zero Node, Subscribe returns a closed channel. Calling
+// cancel more than once is harmless.
+func (n *Node) Subscribe() (<-chan Event, func()) {
+	if n == nil || n.cl == nil {
+		return pubsub.Closed[Event](), func() {}
+	}
+	s := pubsub.New[Event]()
+	n.mu.Lock()
+	if n.phase == closed {
+		n.mu.Unlock()
+		return pubsub.Closed[Event](), func() {}
+	}
+	if n.present {
+		s.Push(n.last)
+	}
+	if n.subs == nil {
+		n.subs = make(map[*pubsub.Sub[Event]]struct{})
+	}
+	n.subs[s] = struct{}{}
+	n.subWG.Add(1)
+	n.mu.Unlock()
+	go func() {
+		defer n.subWG.Done()
+		s.Run()
+	}()
+	cancel := func() {
+		n.mu.Lock()
+		delete(n.subs, s)
+		n.mu.Unlock()
+		s.Stop()
+	}
+	return s.Out(), cancel
+}
+
+// publishLocked records ev as the node's state and hands it to every
+// subscriber. n.mu must be held.
+func (n *Node) publishLocked(ev Event) {
+	n.present = ev.Type != Gone
+	n.last = ev
+	for s := range n.subs {
+		s.Push(ev)
+	}
+}

@@ -1,0 +1,174 @@
+package node
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// Mode is the kind of node a Node keeps, as ZooKeeper's CreateMode names it.
+type Mode int
+
+const (
+	// Ephemeral (the default) is a node that lives as long as the session
+	// that made it: a Node makes it again in each new session.
+	Ephemeral Mode = iota
+	// EphemeralSequential is Ephemeral with ZooKeeper's 10-digit sequence
+	// number appended to the name at the first create. It needs
+	// WithProtection.
+	EphemeralSequential
+	// Persistent is a node that outlives its session; with WithTTL, a TTL
+	// node.
+	Persistent
+	// PersistentSequential is Persistent with a sequence number. It needs
+	// WithProtection.
+	PersistentSequential
+)
+
+// String is the mode's name, as ZooKeeper spells it ("EPHEMERAL", ...).
+func (m Mode) String() string {
+	switch m {
+	case Ephemeral:
+		return "EPHEMERAL"
+	case EphemeralSequential:
+		return "EPHEMERAL_SEQUENTIAL"
+	case Persistent:
+		return "PERSISTENT"
+	case PersistentSequential:
+		return "PERSISTENT_SEQUENTIAL"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+func (m Mode) valid() bool      { return m >= Ephemeral && m <= PersistentSequential }
+func (m Mode) ephemeral() bool  { return m == Ephemeral || m == EphemeralSequential }
+func (m Mode) sequential() bool { return m == EphemeralSequential || m == PersistentSequential }
+
+// TouchName is the name of the child a TTL node's handle keeps touching
+// (Curator's PersistentTtlNode.DEFAULT_CHILD_NODE_NAME).
+const TouchName = "touch"
+
+// Option configures a Node.
+type Option func(*options)
+
+type options struct {
+	mode    Mode
+	modeSet bool
+	protect bool
+	ttl     time.Duration
+	ttlSet  bool
+	logger  *slog.Logger
+	bad     string // why an option was refused
+}
+
+// WithMode sets the node's mode (default Ephemeral).
+func WithMode(m Mode) Option {
+	return func(o *options) {
+		if !m.valid() {
+			o.bad = fmt.Sprintf("unknown mode %d", int(m))
+			return
+		}
+		o.mode, o.modeSet = m, true
+	}
+}
+
+// WithProtection makes every create a protected one
+// (client.CreateProtected): the node is named "_c_" + a UUID + "-" + the
+// path's last segment, so that a create whose reply was lost is found
+// again instead of being made twice. Each create has a new UUID: the path
+// changes when the node is made again (Path follows).
+func WithProtection() Option {
+	return func(o *options) { o.protect = true }
+}
+
+// WithTTL makes the node a TTL node (Curator's PersistentTtlNode): a
+// persistent node the server deletes once it has had no children and no
+// data write for d. The handle keeps it alive as Curator does, with a child
+// named TouchName that it writes (or makes, itself a TTL node) every d/2,
+// so that the node's own data and watchers are untouched; once the handle
+// stops (its process died, or is cut off), the child expires after d and
+// the node after it. The mode must be Persistent (the default with WithTTL)
+// or PersistentSequential; d is at least 1 ms and at most client.MaxTTL.
+// The server must allow TTL nodes (zookeeper.extendedTypesEnabled=true).
+func WithTTL(d time.Duration) Option {
+	return func(o *options) {
+		if d < time.Millisecond || d > client.MaxTTL {
+			o.bad = fmt.Sprintf("TTL %v: want 1ms to %v", d, client.MaxTTL)
+			return
+		}
+		o.ttl, o.ttlSet = d, true
+	}
+}
+
+// WithLogger sets where the handle reports creates, re-creates and
+// failures (default: the client's logger).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l == nil {
+			o.bad = "nil logger"
+			return
+		}
+		o.logger = l
+	}
+}
+
+// apply applies opts and checks that they fit together.
+func apply(opts []Option) (options, error) {
+	var o options
+	for _, opt := range opts {
+		if opt == nil {
+			return options{}, invalidArg("nil option")
+		}
+		opt(&o)
+		if o.bad != "" {
+			return options{}, invalidArg("%s", o.bad)
+		}
+	}
+	if o.ttlSet {
+		if !o.modeSet {
+			o.mode = Persistent
+		}
+		if o.mode.ephemeral() {
+			return options{}, invalidArg("a TTL node is persistent: mode %v cannot have a TTL", o.mode)
+		}
+	}
+	if o.mode.sequential() && !o.protect {
+		return options{}, invalidArg("mode %v needs WithProtection: an unprotected sequential create whose reply is lost cannot be found again and would leave a second node", o.mode)
+	}
+	return o, nil
+}
+
+// flags are go-zookeeper's create flags for the node's first create.
+func (o options) flags() int32 {
+	switch {
+	case o.mode == Ephemeral:
+		return zk.FlagEphemeral
+	case o.mode == EphemeralSequential:
+		return zk.FlagEphemeralSequential
+	case o.mode == Persistent && o.ttlSet:
+		return zk.FlagTTL
+	case o.mode == PersistentSequential && o.ttlSet:
+		return zk.FlagPersistentSequentialWithTTL
+	case o.mode == PersistentSequential:
+		return zk.FlagSequence
+	}
+	return zk.FlagPersistent
+}
+
+// again is flags without the sequence: a sequential node is made again
+// under the name it got first (as Curator does), not with a new number.
+func again(flags int32) int32 {
+	switch flags {
+	case zk.FlagEphemeralSequential:
+		return zk.FlagEphemeral
+	case zk.FlagSequence:
+		return zk.FlagPersistent
+	case zk.FlagPersistentSequentialWithTTL:
+		return zk.FlagTTL
+	}
+	return flags
+}
