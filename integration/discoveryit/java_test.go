@@ -85,7 +85,7 @@ func (j *javaService) waitLine(t *testing.T, prefix, what string, ok func(rest s
 				return rest
 			}
 		case <-deadline:
-			require.FailNowf(t, "java did not see it", "%s: last %q line: %s", what, prefix, last)
+			require.FailNowf(t, "java did not see it", "%s: last %q line: %s\njava printed:\n%s", what, prefix, last, tail(j.p.Printed(), 40))
 		}
 	}
 }
@@ -151,4 +151,13 @@ func idsAre(want ...string) func([]discovery.Instance) bool {
 	return func(got []discovery.Instance) bool {
 		return strings.Join(ids(got), " ") == strings.Join(want, " ")
 	}
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
