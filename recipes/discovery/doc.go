@@ -61,10 +61,16 @@
 //
 // # Registrations
 //
-// A registration is kept as Curator's PersistentNode keeps a node: made
-// again, with the latest data, after a session loss or a deletion, and
-// deleted with a guaranteed delete by Unregister and Close. Register
-// returns once the node exists; a Register that fails leaves nothing.
+// A registration is a recipes/node Node (Curator's PersistentNode), where
+// Curator 5.4's ServiceDiscovery re-creates its nodes at each reconnect:
+// it is made again, with the latest data (written while cut off
+// included), after a session loss or a deletion, and deleted with a
+// guaranteed delete by Unregister and Close. Register returns once the
+// node exists; a Register that fails leaves nothing. A node already at
+// base/name/id of another session (a crashed run of the same instance
+// whose session has not expired yet) is taken over as the Node takes one
+// over, and the instance's own node is made once that one goes; Curator's
+// ServiceDiscovery deletes it and creates its own at once.
 //
 // # Caches and providers
 //
