@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -279,4 +280,31 @@ func tryOwner(c *client.Client, p string) (int64, bool) {
 		return 0, false
 	}
 	return st.EphemeralOwner, true
+}
+
+// TestServiceDiscoveryTakeOver: a node left at the instance's path by
+// another session (a crashed run of the same instance, its session not yet
+// expired) is taken over: Register returns, the node holds the new data,
+// and once the old session ends the instance's own node is made.
+func TestServiceDiscoveryTakeOver(t *testing.T) {
+	itest.NoLeaks(t)
+	ns := itest.Namespace(t)
+	ctx := itest.Ctx(t, 30*time.Second)
+	old := itest.Connect(t, shared, itest.Opts{NS: ns})
+	c := itest.Connect(t, shared, itest.Opts{NS: ns})
+	_, err := old.CreateWithParents(ctx, base+"/test/i1", []byte(`{"name":"test","id":"i1"}`), zk.FlagEphemeral)
+	require.NoError(t, err)
+	oldOwner := ownerOf(t, c, base+"/test/i1")
+
+	d := newDiscovery(t, c)
+	inst := instance("test", "i1", 10064, "new")
+	require.NoError(t, d.Register(ctx, inst))
+	requireSame(t, []discovery.Instance{inst}, query(t, d, "test"))
+	require.NoError(t, old.Close())
+	mine := must(c.WaitSession(ctx)).ID()
+	itest.Eventually(t, 10*time.Second, "the instance's own node", func() bool {
+		o, ok := tryOwner(c, base+"/test/i1")
+		return ok && o == mine && o != oldOwner
+	})
+	requireSame(t, []discovery.Instance{inst}, query(t, d, "test"))
 }
