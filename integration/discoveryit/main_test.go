@@ -1,0 +1,21 @@
+// Package discoveryit tests recipes/discovery against real ZooKeeper
+// servers, and against curator-x-discovery 5.4's own jars.
+package discoveryit
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+)
+
+// shared is the single server most tests use, each under its own namespace.
+var shared *zkharness.Cluster
+
+func TestMain(m *testing.M) {
+	zkharness.RunMain(m, func(c *zkharness.Cluster) {
+		fmt.Fprintln(os.Stderr, "discoveryit: shared cluster:", c)
+		shared = c
+	})
+}

@@ -1,0 +1,239 @@
+package discovery
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
+	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+)
+
+type phase int
+
+const (
+	idle phase = iota
+	started
+	closed
+)
+
+// Cache is a local view of one service's instances, kept current by
+// watches (Curator's ServiceCache): a recipes/cache Cache of base/name and
+// its children, each child's data decoded as an instance. A child whose
+// data is no instance is left out (and logged). It is safe for concurrent
+// use. A zero Cache returns an error wrapping ErrInvalidArgument from every
+// method that returns an error, and nothing from the others.
+type Cache struct {
+	d    *Discovery
+	name string
+	path string
+	cc   *cache.Cache
+
+	wg       sync.WaitGroup // the pump and the subscribers' goroutines
+	initCh   chan struct{}  // closed after the initial load
+	initOnce sync.Once
+	doneCh   chan struct{} // closed when the pump has ended
+
+	mu        sync.RWMutex
+	phase     phase
+	instances map[string]Instance // by node name
+	subs      map[*pubsub.Sub[Event]]struct{}
+}
+
+// NewCache returns a cache of service name's instances. It does no I/O:
+// Start loads it. Close the Discovery or the cache to stop it.
+func (d *Discovery) NewCache(name string) (*Cache, error) {
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
+	if reason := checkSegment(name); reason != "" {
+		return nil, invalidArg("service name %q: %s", name, reason)
+	}
+	p := d.pathForName(name)
+	cc, err := cache.New(d.c, p, cache.WithDepth(1), cache.WithLogger(d.log))
+	if err != nil {
+		return nil, err
+	}
+	ch := &Cache{d: d, name: name, path: p, cc: cc, initCh: make(chan struct{}), doneCh: make(chan struct{}),
+		instances: map[string]Instance{}}
+	if !d.track(ch) {
+		_ = cc.Close()
+		return nil, ErrClosed
+	}
+	return ch, nil
+}
+
+// Name is the service the cache shows.
+func (ch *Cache) Name() string {
+	if ch == nil {
+		return ""
+	}
+	return ch.name
+}
+
+// Start loads the cache and keeps it current until Close (Curator's
+// start). It returns once the initial load is done; when ctx ends first it
+// returns ctx's error and the load goes on in the background (Close stops
+// it). Subscribers (Events, Listen) that came before Start see the load's
+// Added events and Initialized.
+func (ch *Cache) Start(ctx context.Context) error {
+	if ch == nil || ch.cc == nil {
+		return errZeroCache()
+	}
+	ch.mu.Lock()
+	switch ch.phase {
+	case started:
+		ch.mu.Unlock()
+		return ErrAlreadyStarted
+	case closed:
+		ch.mu.Unlock()
+		return ErrClosed
+	}
+	events, cancel := ch.cc.Events()
+	if err := ch.cc.Start(); err != nil {
+		cancel()
+		ch.mu.Unlock()
+		return err
+	}
+	ch.phase = started
+	ch.wg.Add(1)
+	go ch.pump(events, cancel)
+	ch.mu.Unlock()
+	select {
+	case <-ch.initCh:
+		return nil
+	case <-ch.doneCh:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Initialized returns a channel that is closed once the initial load is
+// done.
+func (ch *Cache) Initialized() <-chan struct{} {
+	if ch == nil || ch.cc == nil {
+		return nil
+	}
+	return ch.initCh
+}
+
+// Instances returns the instances in view, sorted by ID: never older than
+// the last event delivered to any subscriber. Their Payload and URISpec are
+// shared with the cache: do not modify them.
+func (ch *Cache) Instances() []Instance {
+	l, _ := ch.list()
+	return l
+}
+
+// list is Instances with why there are none.
+func (ch *Cache) list() ([]Instance, error) {
+	if ch == nil || ch.cc == nil {
+		return nil, errZeroCache()
+	}
+	ch.mu.RLock()
+	defer ch.mu.RUnlock()
+	switch ch.phase {
+	case idle:
+		return nil, ErrNotStarted
+	case closed:
+		return nil, ErrClosed
+	}
+	if isDone(ch.doneCh) {
+		return nil, ErrClosed // the client closed
+	}
+	out := make([]Instance, 0, len(ch.instances))
+	for _, inst := range ch.instances {
+		out = append(out, inst)
+	}
+	sortInstances(out)
+	return out, nil
+}
+
+// pump turns the node cache's events into instance events.
+func (ch *Cache) pump(events <-chan cache.Event, cancel func()) {
+	defer ch.wg.Done()
+	defer close(ch.doneCh)
+	defer ch.stopSubscribers()
+	defer cancel()
+	for ev := range events {
+		ch.apply(ev)
+	}
+}
+
+func (ch *Cache) apply(ev cache.Event) {
+	if ev.Type == cache.Initialized {
+		ch.mu.Lock()
+		ch.publishLocked(Event{Type: Initialized})
+		ch.mu.Unlock()
+		ch.initOnce.Do(func() { close(ch.initCh) })
+		return
+	}
+	node, ok := strings.CutPrefix(ev.Node.Path, ch.path+"/")
+	if !ok || node == "" || strings.Contains(node, "/") {
+		return // the service's own node
+	}
+	var inst Instance
+	var err error
+	if ev.Type != cache.Deleted {
+		if inst, err = Unmarshal(ev.Node.Data); err != nil {
+			ch.d.log.Warn("zkrecipes: discovery: leaving out a node that holds no service instance",
+				"path", ev.Node.Path, "err", err)
+		}
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	old, had := ch.instances[node]
+	switch {
+	case ev.Type == cache.Deleted || err != nil:
+		if had {
+			delete(ch.instances, node)
+			ch.publishLocked(Event{Type: Removed, Instance: old, Node: node})
+		}
+	case had:
+		ch.instances[node] = inst
+		ch.publishLocked(Event{Type: Updated, Instance: inst, Node: node})
+	default:
+		ch.instances[node] = inst
+		ch.publishLocked(Event{Type: Added, Instance: inst, Node: node})
+	}
+}
+
+// Close stops the cache: its watches' notifications are ignored, every
+// subscription's channel is closed and listeners get nothing more. The
+// view is emptied. Close is idempotent.
+func (ch *Cache) Close() error {
+	if ch == nil || ch.cc == nil {
+		return errZeroCache()
+	}
+	ch.mu.Lock()
+	if ch.phase == closed {
+		ch.mu.Unlock()
+		return nil
+	}
+	ch.phase = closed
+	ch.mu.Unlock()
+	_ = ch.cc.Close() // ends the pump, which stops the subscribers
+	ch.mu.Lock()
+	subs := ch.subs
+	ch.subs = nil
+	ch.instances = map[string]Instance{}
+	ch.mu.Unlock()
+	for s := range subs {
+		s.Stop()
+	}
+	ch.wg.Wait()
+	ch.d.untrack(ch)
+	return nil
+}
+
+func errZeroCache() error { return invalidArg("zero or nil Cache: make one with Discovery.NewCache") }
+
+func isDone(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

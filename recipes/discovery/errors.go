@@ -1,0 +1,83 @@
+package discovery
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// The errors of this package. The sentinels shared with package client are
+// the same values, so errors.Is matches either spelling.
+var (
+	// ErrInvalidInstance is wrapped by an *InstanceError: an instance that
+	// cannot be registered (no name or id, a name or id that is no node
+	// name, a port out of range, an unknown service type, a payload that is
+	// not JSON).
+	ErrInvalidInstance = errors.New("zkrecipes: invalid service instance")
+	// ErrBadData is wrapped by a *DataError: a node under the base path
+	// whose data is not a service instance.
+	ErrBadData = errors.New("zkrecipes: node data is not a service instance")
+	// ErrNotFound is returned by QueryForInstance when the instance is not
+	// registered.
+	ErrNotFound = errors.New("zkrecipes: service instance not found")
+	// ErrNotRegistered is wrapped by the error of Update and Unregister for
+	// an instance id this Discovery has not registered.
+	ErrNotRegistered = errors.New("zkrecipes: service instance not registered here")
+	// ErrNoInstances is returned by a Provider's GetInstance when no
+	// instance passes its filters.
+	ErrNoInstances = errors.New("zkrecipes: no service instance available")
+	// ErrClosed is wrapped by the error of every call after Close, and of
+	// calls once the client is closed.
+	ErrClosed = client.ErrClosed
+	// ErrNotStarted is wrapped by the error of a cache's or provider's
+	// calls that need Start first.
+	ErrNotStarted = client.ErrNotStarted
+	// ErrAlreadyStarted is wrapped by the error of a second Start.
+	ErrAlreadyStarted = client.ErrAlreadyStarted
+	// ErrInvalidArgument is wrapped by errors about bad arguments (a nil
+	// client, a nil option, strategy or filter, a bad policy) and by every
+	// error of a zero Discovery, Cache or Provider.
+	ErrInvalidArgument = client.ErrInvalidArgument
+	// ErrInvalidPath is wrapped by a *client.PathError for a bad base path.
+	ErrInvalidPath = client.ErrInvalidPath
+)
+
+// InstanceError reports an instance that cannot be registered or written.
+// It wraps ErrInvalidInstance.
+type InstanceError struct {
+	Name   string // the instance's name, as given
+	ID     string // the instance's id, as given
+	Field  string // the field at fault ("name", "id", "port", ...)
+	Reason string // what is wrong with it
+}
+
+// Error names the instance, the field and what is wrong.
+func (e *InstanceError) Error() string {
+	return fmt.Sprintf("zkrecipes: invalid service instance (name %q, id %q): %s: %s", e.Name, e.ID, e.Field, e.Reason)
+}
+
+// Unwrap lets errors.Is(err, ErrInvalidInstance) match.
+func (e *InstanceError) Unwrap() error { return ErrInvalidInstance }
+
+// DataError reports data that does not decode as a service instance. It
+// wraps ErrBadData; errors.Unwrap of its Err gives the decoder's error.
+type DataError struct {
+	Path string // the node's path, relative to the client's namespace ("" when not from a node)
+	Err  error  // why it does not decode
+}
+
+// Error names the node and the decoder's complaint.
+func (e *DataError) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("zkrecipes: data is not a service instance: %v", e.Err)
+	}
+	return fmt.Sprintf("zkrecipes: node %s holds no service instance: %v", e.Path, e.Err)
+}
+
+// Unwrap lets errors.Is(err, ErrBadData) match, and errors.As reach Err.
+func (e *DataError) Unwrap() []error { return []error{ErrBadData, e.Err} }
+
+func invalidArg(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
+}
