@@ -34,9 +34,11 @@ func newRoot() *cobra.Command {
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "zkr",
-		Short: "Inspect and operate zkrecipes (and Curator) locks, elections, semaphores and counts",
+		Short: "Inspect and operate zkrecipes (and Curator) locks, elections, semaphores, counts, groups and services",
 		Long: `zkr shows who holds a lock, who waits, who leads and who has leases on a
-ZooKeeper ensemble, and runs commands under a lock or while leading.
+ZooKeeper ensemble, the members of a group and the instances of a service,
+prints a subtree's changes as they happen, and runs commands under a lock or
+while leading.
 
 Exit codes: 0 ok; 1 not found, no holder, or problems found (doctor);
 2 usage (bad flag or path); 3 cannot connect. A command run by lock or elect
@@ -57,7 +59,7 @@ Environment: ZKR_ZK (servers, as --zk), ZKR_AUTH (user:password, digest auth).`,
 	pf.BoolVar(&g.verbose, "verbose", false, "log the client's connection state changes to stderr")
 	root.AddCommand(
 		newShow(g), newLs(g), newLock(g), newElect(g),
-		newCount(g), newRevoke(g), newDoctor(g), newWatch(g), newMembers(g),
+		newCount(g), newRevoke(g), newDoctor(g), newWatch(g), newMembers(g), newServices(g),
 	)
 	return root
 }
