@@ -22,10 +22,11 @@ type CacheEvent struct {
 	// INITIALIZED.
 	Path string `json:"path,omitempty"`
 	// Version is the node's data version after the change (as last cached
-	// for a deletion); Czxid and Mzxid are its stat's.
-	Version int32 `json:"version"`
-	Czxid   int64 `json:"czxid,omitempty"`
-	Mzxid   int64 `json:"mzxid,omitempty"`
+	// for a deletion; absent for INITIALIZED); Czxid and Mzxid are its
+	// stat's.
+	Version *int32 `json:"version,omitempty"`
+	Czxid   int64  `json:"czxid,omitempty"`
+	Mzxid   int64  `json:"mzxid,omitempty"`
 	// Session is the owner session in hex for an ephemeral node.
 	Session string `json:"session,omitempty"`
 	// Data is the node's data (text, or 0x-hex), DataBytes its length;
@@ -35,9 +36,9 @@ type CacheEvent struct {
 }
 
 const eventFields = `JSON fields (stable), one object per line: time (RFC 3339), type
-(NODE_CREATED|NODE_CHANGED|NODE_DELETED|INITIALIZED), path, version, czxid,
-mzxid, session (hex, ephemeral nodes only), data (text, or 0x-hex) and
-data_bytes (both left out with --no-data).`
+(NODE_CREATED|NODE_CHANGED|NODE_DELETED|INITIALIZED), then for a node's event:
+path, version, czxid, mzxid, session (hex, ephemeral nodes only), data (text,
+or 0x-hex) and data_bytes (both left out with --no-data).`
 
 // eventOf renders a cache event received at now.
 func eventOf(ev cache.Event, withData bool, now time.Time) CacheEvent {
@@ -46,7 +47,8 @@ func eventOf(ev cache.Event, withData bool, now time.Time) CacheEvent {
 		return e
 	}
 	n := ev.Node
-	e.Path, e.Version, e.Czxid, e.Mzxid = n.Path, n.Stat.Version, n.Stat.Czxid, n.Stat.Mzxid
+	v := n.Stat.Version
+	e.Path, e.Version, e.Czxid, e.Mzxid = n.Path, &v, n.Stat.Czxid, n.Stat.Mzxid
 	if n.Stat.EphemeralOwner != 0 {
 		e.Session = sessionHex(n.Stat.EphemeralOwner)
 	}
@@ -72,7 +74,7 @@ func writeEvent(w io.Writer, e CacheEvent, asJSON bool) error {
 		_, err := fmt.Fprintf(w, "%s  %s\n", ts, e.Type)
 		return err
 	}
-	line := fmt.Sprintf("%s  %-12s  %s  v%d", ts, e.Type, e.Path, e.Version)
+	line := fmt.Sprintf("%s  %-12s  %s  v%d", ts, e.Type, e.Path, *e.Version)
 	if e.Data != nil {
 		line += "  " + shortData(*e.Data, *e.DataBytes)
 	}
