@@ -36,6 +36,7 @@ type Client struct {
 	conn        *zk.Conn      // nil while (re)dialing
 	connReady   chan struct{} // closed once conn may carry requests (credentials sent)
 	state       State         // zero until the first session
+	stateSince  time.Time     // when state was published
 	sess        *Session
 	sessChanged chan struct{} // closed and replaced whenever sess changes
 	discCh      chan struct{} // closed when the connection is lost; replaced when it is back

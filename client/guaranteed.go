@@ -52,6 +52,13 @@ func (c *Client) PendingDeletes() int {
 	return int(c.pending.Load())
 }
 
+// notePending tells the DeletesPending hook the new count.
+func (c *Client) notePending(n int64) {
+	if h := c.cfg.hooks; h != nil && h.DeletesPending != nil {
+		h.DeletesPending(int(n))
+	}
+}
+
 // mayPass reports whether a failed delete may succeed later: anything but
 // an answer from the server that will not change.
 func mayPass(err error) bool {
@@ -72,12 +79,12 @@ func (c *Client) keepDeleting(what string, sess *Session, op func(conn *zk.Conn)
 		return
 	}
 	c.wg.Add(1)
-	c.pending.Add(1)
+	c.notePending(c.pending.Add(1))
 	c.mu.Unlock()
 	c.log.Warn("delete pending: retried in the background on every reconnect while its session lives", "what", what)
 	go func() {
 		defer c.wg.Done()
-		defer c.pending.Add(-1)
+		defer func() { c.notePending(c.pending.Add(-1)) }()
 		c.deleteLoop(what, sess, op)
 	}()
 }

@@ -31,6 +31,7 @@ type config struct {
 	acl            []zk.ACL
 	dialer         Dialer
 	logger         *slog.Logger
+	hooks          *Hooks
 	errs           []error
 }
 

@@ -175,6 +175,12 @@ func TestZeroClient(t *testing.T) {
 				return fmt.Errorf("zero Client.Disconnected: channel not closed")
 			}
 		},
+		"Hooks": func() error {
+			if c.Hooks() != nil {
+				return fmt.Errorf("zero Client.Hooks: not nil")
+			}
+			return nil
+		},
 		"NodeEvents": func() error {
 			ch, cancel, err := c.NodeEvents("/")
 			if ch != nil || cancel != nil {
