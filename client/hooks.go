@@ -7,8 +7,8 @@ import (
 
 // Hooks are the callbacks through which a Client, and every recipe built on
 // it, tells what it does: for metrics and tracing. The modules under
-// contrib/ turn them into Prometheus metrics (contrib/prometheus) and
-// OpenTelemetry metrics and spans (contrib/otel); a test can record them.
+// contrib/ turn them into Prometheus metrics (contrib/zkprom) and
+// OpenTelemetry metrics and spans (contrib/zkotel); a test can record them.
 //
 // Every field may be nil, and a client without WithHooks has none: each
 // place that reports then costs one nil check. The callbacks run
@@ -90,6 +90,9 @@ type AcquireOutcome struct {
 	// won), the context's error when the caller gave up, and the failure
 	// otherwise.
 	Err error
+	// Cancelled is true when the wait ended because the caller's context
+	// ended (Err is then that context's error, or wraps it).
+	Cancelled bool
 }
 
 // Release is a holding that ended.
@@ -152,7 +155,9 @@ func (h *Hooks) StartAcquire(ctx context.Context, recipe, path string) (context.
 	if done == nil {
 		return wctx, noOutcome
 	}
-	return wctx, func(err error) { done(AcquireOutcome{Wait: time.Since(start), Err: err}) }
+	return wctx, func(err error) {
+		done(AcquireOutcome{Wait: time.Since(start), Err: err, Cancelled: err != nil && ctx.Err() != nil})
+	}
 }
 
 func noOutcome(error) {}
