@@ -23,6 +23,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		"empty ACL":        {WithServers("127.0.0.1:1"), WithACL()},
 		"no digest user":   {WithServers("127.0.0.1:1"), WithDigestAuth("", "pw")},
 		"nil option":       {WithServers("127.0.0.1:1"), nil},
+		"nil TLS config":   {WithServers("127.0.0.1:1"), WithTLS(nil)},
 	}
 	for name, opts := range cases {
 		c, err := New(opts...)
