@@ -28,6 +28,7 @@ type Client struct {
 	firstSess chan struct{}
 	wg        sync.WaitGroup
 	pending   atomic.Int64 // guaranteed deletes still running
+	givenUp   atomic.Int64 // guaranteed deletes the server refused for good
 
 	mu          sync.Mutex
 	started     bool

@@ -30,6 +30,7 @@ type config struct {
 	namespace      string
 	auth           []authEntry
 	acl            []zk.ACL
+	aclFor         ACLProvider
 	dialer         Dialer      // every connection's: base, with TLS over it when tls is set
 	base           Dialer      // WithDialer's, or net.DialTimeout
 	tls            *tls.Config // WithTLS's, or nil
@@ -107,7 +108,11 @@ func WithDigestAuth(user, password string) Option {
 }
 
 // WithACL sets the ACL of every node the client creates (default: world
-// all, or "creator all" when digest auth is configured).
+// all, or "creator all" when digest auth is configured): every recipe's
+// nodes and the containers made as their parents take it.
+// CreatorAllWorldReadACL lets others read but not write; WithACLProvider
+// chooses per path. An operation the ACLs refuse fails at once, without
+// retries, with an *ACLError (errors.Is(err, ErrNoAuth)).
 func WithACL(acl ...zk.ACL) Option {
 	return func(c *config) {
 		if len(acl) == 0 {
