@@ -7,7 +7,8 @@
 #   3. go vet, the library import check (scripts/check-imports.sh), gofmt
 #      and the doc-comment check (scripts/checkdocs), then
 #      every test with -race on the docker backend, then a smoke subset again
-#      on the local-process backend.
+#      on the local-process backend (with the TLS and ACL tests of
+#      integration/securityit, so they run on both).
 # If no Docker engine can be had, it says so loudly and runs everything on the
 # local backend instead. A skipped test fails the run: nothing may be skipped.
 set -uo pipefail
@@ -57,7 +58,9 @@ if [ "$backend" = docker ]; then
 	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v \
 		-run 'Smoke|TestClientLifecycle|TestClientShortCutKeepsSession|TestClientLongCutLosesSession|TestMutexExclusion|TestCuratorInteropMutex' \
 		./integration/ >>"$log" 2>&1 || status=1
-	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends' ./integration/zkharness/ >>"$log" 2>&1 || status=1
+	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends|TestTLSCluster' ./integration/zkharness/ >>"$log" 2>&1 || status=1
+	# TLS and ACLs on a real server, on both backends (issue 18): the whole package again.
+	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./integration/securityit/ >>"$log" 2>&1 || status=1
 fi
 
 grep -hE "zkharness: backend=[a-z]+ .*servers=[0-9]+ addrs=" "$log" | sed 's/^.*zkharness: /test: served by: /' | sort | uniq -c
