@@ -115,7 +115,7 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		case cleaned != nil:
 			c.awaitCleanup(cleaned)
 		}
-		return ProtectedNode{}, err
+		return ProtectedNode{}, aclErr("create", path, err)
 	}
 	return node, nil
 }
@@ -196,6 +196,10 @@ func (c *Client) removeProtected(parent, tag string) {
 	ctx, cancel := context.WithTimeout(context.Background(), removeWithin)
 	defer cancel()
 	if err := c.run(ctx, op); err == nil || !mayPass(err) {
+		if err != nil {
+			c.countGivenUp(err)
+			c.log.Warn("could not delete a protected node; it goes with its session", "parent", parent, "tag", tag, "err", err)
+		}
 		return
 	}
 	c.keepDeleting("protected node "+parent+"/"+tag+"*", nil, op)

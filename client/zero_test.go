@@ -130,6 +130,12 @@ func TestZeroClient(t *testing.T) {
 			}
 			return typed("DeleteGuaranteed", err)
 		},
+		"DeletesGivenUp": func() error {
+			if n := c.DeletesGivenUp(); n != 0 {
+				return fmt.Errorf("zero Client.DeletesGivenUp: %d", n)
+			}
+			return nil
+		},
 		"PendingDeletes": func() error {
 			if n := c.PendingDeletes(); n != 0 {
 				return fmt.Errorf("zero Client.PendingDeletes: %d", n)

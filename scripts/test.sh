@@ -7,7 +7,8 @@
 #   3. go vet, the library import check (scripts/check-imports.sh), gofmt
 #      and the doc-comment check (scripts/checkdocs), then
 #      every test with -race on the docker backend, then a smoke subset again
-#      on the local-process backend;
+#      on the local-process backend (with the TLS and ACL tests of
+#      integration/securityit, so they run on both);
 #   4. go vet and every test with -race of each module under contrib/ (the
 #      metrics and tracing adapters, with go.mod files of their own), on the
 #      local-process backend.
@@ -69,7 +70,9 @@ if [ "$backend" = docker ]; then
 	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v \
 		-run 'Smoke|TestClientLifecycle|TestClientShortCutKeepsSession|TestClientLongCutLosesSession|TestMutexExclusion|TestCuratorInteropMutex' \
 		./integration/ >>"$log" 2>&1 || status=1
-	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends' ./integration/zkharness/ >>"$log" 2>&1 || status=1
+	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends|TestTLSCluster' ./integration/zkharness/ >>"$log" 2>&1 || status=1
+	# TLS and ACLs on a real server, on both backends (issue 18): the whole package again.
+	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./integration/securityit/ >>"$log" 2>&1 || status=1
 fi
 for dir in "${contrib[@]}"; do
 	echo "test: go test -race ./... in $dir with ZK_BACKEND=local"
