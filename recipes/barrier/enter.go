@@ -1,0 +1,346 @@
+package barrier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/google/uuid"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// entry is one Enter call's state.
+type entry struct {
+	d       *Double
+	sess    *client.Session
+	name    string // the member node's name (a fresh UUID per Enter)
+	own     string // its path
+	floor   int64  // the barrier's pzxid at the first listing after the create: a ready node with a greater czxid was made while own existed
+	version int32  // the barrier node's data version at the last listing (an opening by a Go member raises it)
+}
+
+// errGone marks a member node found missing (lost) inside Enter's loop.
+var errGone = errors.New("node gone")
+
+// Enter enters the barrier and waits until it opens: it creates the
+// member's node (an EPHEMERAL node named by a fresh UUID under the
+// barrier's path; a missing path becomes a container, as in Curator) and
+// returns nil once n members are in. The member that completes the count
+// opens the barrier for all by creating the "ready" node; the others wait
+// on that node alone, so an arrival wakes nobody.
+//
+// When ctx ends (or Close is called) first, the member withdraws: its node
+// is deleted atomically with a check that the barrier has not opened since
+// it last looked, so either nobody counted it, or the barrier opened with
+// it and Enter returns nil (even though ctx ended: the others passed with
+// this member counted). If that delete cannot be done within a session
+// timeout, the node is deleted in the background and the error wraps
+// ErrDeletePending as well as ctx's error.
+//
+// Enter rides out disconnections. If the member's session is lost (or its
+// node deleted) while it waits, Enter returns an error wrapping ErrLost:
+// the barrier may have opened without it. Calling Enter again enters anew.
+// Enter on a member that is in returns an error wrapping ErrEntered.
+func (d *Double) Enter(ctx context.Context) error {
+	if d.zero() {
+		return errZeroDouble()
+	}
+	if err := d.take(ctx); err != nil {
+		return err
+	}
+	defer d.give()
+	if d.entered {
+		return fmt.Errorf("zkrecipes: barrier %s: enter: %w (Leave first)", d.path, ErrEntered)
+	}
+	octx, stop := withClose(ctx, d.closing)
+	defer stop()
+	e := &entry{d: d}
+	round, err := e.run(octx)
+	if err == nil {
+		d.pass(e, round)
+		return nil
+	}
+	return e.fail(ctx, octx, err)
+}
+
+// pass records that the member is in, past the opening round.
+func (d *Double) pass(e *entry, round int64) {
+	d.mu.Lock()
+	d.entered, d.own, d.sess, d.round, d.last = true, e.own, e.sess, round, round
+	d.mu.Unlock()
+}
+
+// run creates the member's node and waits until the barrier opens; it
+// returns the opening's round.
+func (e *entry) run(ctx context.Context) (int64, error) {
+	d := e.d
+	if err := d.clearStale(ctx); err != nil {
+		return 0, err
+	}
+	sess, err := d.c.WaitSession(ctx)
+	if err != nil {
+		return 0, err
+	}
+	e.sess = sess
+	e.name = uuid.NewString()
+	e.own = d.child(e.name)
+	// As Curator: the watch on the ready node comes first, so that an
+	// opening at any time after the create wakes this member.
+	if _, _, err := d.armReady(ctx); err != nil {
+		return 0, err
+	}
+	if _, err := d.c.CreateWithParents(ctx, e.own, d.data, zk.FlagEphemeral); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		// ErrNodeExists: a retry found the node its lost reply made (the
+		// name is this call's own UUID).
+		return 0, err
+	}
+	for {
+		if sess.Err() != nil {
+			return 0, errGone
+		}
+		ok, rst, err := d.armReady(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if ok && e.floor != 0 && rst.Czxid > e.floor {
+			return rst.Czxid, nil // opened while this member's node existed
+		}
+		kids, st, err := d.c.Children(ctx, d.path)
+		if errors.Is(err, zk.ErrNoNode) || (err == nil && !slices.Contains(kids, e.name)) {
+			return 0, errGone
+		}
+		if err != nil {
+			return 0, err
+		}
+		if e.floor == 0 {
+			e.floor = st.Pzxid
+		}
+		e.version = st.Version
+		hasReady := slices.Contains(kids, readyName)
+		members := slices.DeleteFunc(kids, func(k string) bool { return k == readyName })
+		var watch string
+		switch {
+		case hasReady && !ok:
+			continue // made since armReady looked: its event is on the way
+		case hasReady:
+			if rst.Czxid > e.floor {
+				return rst.Czxid, nil
+			}
+			pass, w, err := e.late(ctx, rst, members)
+			if err != nil || pass {
+				return rst.Czxid, err
+			}
+			if w == "" {
+				continue // the ready node was stale and is gone: count
+			}
+			watch = w
+		case len(members) >= d.n:
+			if err := e.open(ctx, members); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if err := e.wait(ctx, watch); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// armReady reports whether the ready node exists (and its stat), keeping
+// one existence watch on it for the handle: a watch that has not fired yet
+// is kept (it fires on any later change), one that fired is set again. So
+// a member that waits, gives up and enters again leaves at most one watch
+// in go-zookeeper's table, whatever the number of its calls.
+func (d *Double) armReady(ctx context.Context) (bool, *zk.Stat, error) {
+	if d.readyW != nil {
+		select {
+		case <-d.readyW:
+			d.readyW = nil
+		default:
+			ok, st, err := d.c.Exists(ctx, d.ready)
+			return ok, st, err
+		}
+	}
+	ok, st, ch, err := d.c.ExistsW(ctx, d.ready)
+	if err != nil {
+		return false, nil, err
+	}
+	d.readyW = ch
+	return ok, st, nil
+}
+
+// open is the count reaching n: it creates the ready node in one
+// transaction with a check that each member counted still exists and with a
+// write of the barrier node's own data (unchanged) that raises its version.
+// The check makes a member that withdrew since the listing fail the
+// opening; the version lets a member that withdraws see whether an opening
+// happened since it last looked (see withdraw). A transaction that fails
+// (a member gone, another member's opening first) is no error: the caller
+// looks again.
+func (e *entry) open(ctx context.Context, members []string) error {
+	d := e.d
+	data, st, err := d.c.Get(ctx, d.path)
+	if err != nil {
+		return err
+	}
+	ops := make([]any, 0, len(members)+2)
+	for _, m := range members {
+		ops = append(ops, &zk.CheckVersionRequest{Path: d.child(m), Version: -1})
+	}
+	ops = append(ops,
+		&zk.SetDataRequest{Path: d.path, Data: data, Version: st.Version},
+		&zk.CreateRequest{Path: d.ready})
+	_, err = d.c.Multi(ctx, ops...)
+	if err == nil || errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNodeExists) {
+		return nil
+	}
+	return err
+}
+
+// late decides about a ready node rst that existed before this member
+// first looked. It passes (as Curator's late arrivals do) when a member
+// counted by that opening is still there, that is a node older than the
+// ready node, unless this member passed that very opening before (it left
+// or gave up since, and must not pass it twice: it waits for that node,
+// watch, to go). A ready node with no older member left is a remnant of a
+// round everyone has left (its last member lost before it could delete
+// it): late deletes it and reports neither pass nor a node to watch.
+func (e *entry) late(ctx context.Context, rst *zk.Stat, members []string) (pass bool, watch string, err error) {
+	d := e.d
+	slices.Sort(members)
+	for _, m := range members {
+		if m == e.name {
+			continue
+		}
+		ok, st, err := d.c.Exists(ctx, d.child(m))
+		if err != nil {
+			return false, "", err
+		}
+		if ok && st.Czxid < rst.Czxid {
+			if rst.Czxid == d.last {
+				return false, m, nil
+			}
+			return true, "", nil
+		}
+	}
+	err = d.c.Delete(ctx, d.ready, rst.Version)
+	if errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrBadVersion) {
+		err = nil
+	}
+	return false, "", err
+}
+
+// wait waits for the ready node's watch to fire, or (when watch is not "")
+// for the member node watch to go, or for the session to end, or ctx.
+func (e *entry) wait(ctx context.Context, watch string) error {
+	d := e.d
+	var other <-chan zk.Event
+	if watch != "" {
+		_, _, w, err := d.c.GetWatch(ctx, d.child(watch))
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		defer w.Stop()
+		other = w.Events()
+	}
+	select {
+	case <-d.readyW:
+		d.readyW = nil
+	case <-other:
+	case <-e.sess.Done():
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
+// fail ends an Enter that did not pass: the member's node goes (withdraw
+// when ctx ended, so that an opening that counted it is not undone), and
+// the error says why.
+func (e *entry) fail(ctx, octx context.Context, err error) error {
+	d := e.d
+	cctx, cancel := d.cleanupCtx()
+	defer cancel()
+	switch {
+	case e.own == "":
+		if octx.Err() != nil {
+			return d.ended("enter", ctx)
+		}
+		return fmt.Errorf("zkrecipes: barrier %s: enter: %w", d.path, err)
+	case errors.Is(err, errGone):
+		_ = d.drop(cctx, e.own, e.sess)
+		if e.sess.Err() != nil {
+			return fmt.Errorf("zkrecipes: barrier %s: enter: %w: %w", d.path, ErrLost, ErrSessionLost)
+		}
+		return fmt.Errorf("zkrecipes: barrier %s: enter: %w: node %s deleted", d.path, ErrLost, e.own)
+	case octx.Err() != nil && d.closing.Err() == nil:
+		round, werr := e.withdraw(cctx)
+		if werr == nil && round != 0 {
+			d.pass(e, round)
+			return nil
+		}
+		if werr != nil {
+			return fmt.Errorf("zkrecipes: barrier %s: enter: %w (withdrawing: %w)", d.path, ctx.Err(), werr)
+		}
+		d.sweep(cctx)
+		return d.ended("enter", ctx)
+	default:
+		derr := d.drop(cctx, e.own, e.sess)
+		d.sweep(cctx)
+		if octx.Err() != nil {
+			err = d.ended("enter", ctx)
+		} else {
+			err = fmt.Errorf("zkrecipes: barrier %s: enter: %w", d.path, err)
+		}
+		if derr != nil {
+			return fmt.Errorf("%w (%w)", err, derr)
+		}
+		return err
+	}
+}
+
+// withdraw deletes the member's node, after its ctx ended, in one
+// transaction with a check that the barrier node's version is the one of
+// the member's last listing: no Go member opened the barrier since. When
+// the check fails, it looks again: a ready node made while the member's
+// node existed means the barrier opened with it, and withdraw returns that
+// round instead (the node stays: the member is in). When it cannot finish
+// within ctx it falls back to the guaranteed delete (error wrapping
+// ErrDeletePending).
+func (e *entry) withdraw(ctx context.Context) (int64, error) {
+	d := e.d
+	const tries = 8
+	for range tries {
+		if e.floor == 0 {
+			break // never listed: no version to check against
+		}
+		_, err := d.c.Multi(ctx,
+			&zk.CheckVersionRequest{Path: d.path, Version: e.version},
+			&zk.DeleteRequest{Path: e.own, Version: -1})
+		if err == nil || errors.Is(err, zk.ErrNoNode) {
+			return 0, nil // gone (ErrNoNode: already, with its session or a replay of this very delete)
+		}
+		if !errors.Is(err, zk.ErrBadVersion) {
+			break
+		}
+		ok, rst, err := d.c.Exists(ctx, d.ready)
+		if err != nil {
+			break
+		}
+		if ok && rst.Czxid > e.floor {
+			return rst.Czxid, nil
+		}
+		kids, st, err := d.c.Children(ctx, d.path)
+		if err != nil || !slices.Contains(kids, e.name) {
+			break
+		}
+		e.version = st.Version
+	}
+	return 0, d.drop(ctx, e.own, e.sess)
+}
