@@ -59,6 +59,9 @@ func (d *Double) Enter(ctx context.Context) error {
 	defer stop()
 	e := &entry{d: d}
 	round, err := e.run(octx)
+	if err != nil && e.sess != nil && e.sess.Err() != nil && octx.Err() == nil {
+		err = errGone // the session ended (its loss cut short the call under way)
+	}
 	if err == nil {
 		d.pass(e, round)
 		return nil
@@ -85,6 +88,10 @@ func (e *entry) run(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	e.sess = sess
+	// A member cut off from the ensemble learns of its session's loss at
+	// once, not when a request gets through again.
+	ctx, unbind := bindSession(ctx, sess)
+	defer unbind()
 	e.name = uuid.NewString()
 	e.own = d.child(e.name)
 	// As Curator: the watch on the ready node comes first, so that an
@@ -343,4 +350,22 @@ func (e *entry) withdraw(ctx context.Context) (int64, error) {
 		e.version = st.Version
 	}
 	return 0, d.drop(ctx, e.own, e.sess)
+}
+
+// bindSession returns a context that also ends when sess does, and its
+// stop function.
+func bindSession(ctx context.Context, sess *client.Session) (context.Context, func()) {
+	sctx, cancel := context.WithCancel(ctx)
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-sess.Done():
+			cancel()
+		case <-stop:
+		}
+	}()
+	return sctx, func() {
+		close(stop)
+		cancel()
+	}
 }
