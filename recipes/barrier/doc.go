@@ -70,8 +70,10 @@
 //     still leaving round k that saw round k+1's nodes waited for them to
 //     leave, while they waited for it to enter. A ready node whose round is
 //     over but that was not deleted (its last member was lost) is deleted
-//     by the next arrival instead of letting it pass alone, and a member
-//     never passes the same opening twice.
+//     by the next arrival instead of letting it pass alone. A member never
+//     passes the same opening twice: entering again while the ready node it
+//     passed is still there, it waits for that node to go before it makes
+//     its own (so the members still leaving do not wait for it).
 //
 // What stays as in Curator: n is a threshold, not a limit (a member that
 // arrives while the ready node exists and a member of that opening is still

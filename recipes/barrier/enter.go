@@ -95,8 +95,9 @@ func (e *entry) run(ctx context.Context) (int64, error) {
 	e.name = uuid.NewString()
 	e.own = d.child(e.name)
 	// As Curator: the watch on the ready node comes first, so that an
-	// opening at any time after the create wakes this member.
-	if _, _, err := d.armReady(ctx); err != nil {
+	// opening at any time after the create wakes this member. But not on
+	// an opening this member passed already: that one it lets go first.
+	if err := e.notTwice(ctx); err != nil {
 		return 0, err
 	}
 	if _, err := d.c.CreateWithParents(ctx, e.own, d.data, zk.FlagEphemeral); err != nil && !errors.Is(err, zk.ErrNodeExists) {
@@ -128,7 +129,6 @@ func (e *entry) run(ctx context.Context) (int64, error) {
 		e.version = st.Version
 		hasReady := slices.Contains(kids, readyName)
 		members := slices.DeleteFunc(kids, func(k string) bool { return k == readyName })
-		var watch string
 		switch {
 		case hasReady && !ok:
 			continue // made since armReady looked: its event is on the way
@@ -136,21 +136,18 @@ func (e *entry) run(ctx context.Context) (int64, error) {
 			if rst.Czxid > e.floor {
 				return rst.Czxid, nil
 			}
-			pass, w, err := e.late(ctx, rst, members)
+			pass, err := e.late(ctx, rst, members)
 			if err != nil || pass {
 				return rst.Czxid, err
 			}
-			if w == "" {
-				continue // the ready node was stale and is gone: count
-			}
-			watch = w
+			continue // the ready node was a remnant and is gone: count
 		case len(members) >= d.n:
 			if err := e.open(ctx, members); err != nil {
 				return 0, err
 			}
 			continue
 		}
-		if err := e.wait(ctx, watch); err != nil {
+		if err := e.wait(ctx, ""); err != nil {
 			return 0, err
 		}
 	}
@@ -207,37 +204,81 @@ func (e *entry) open(ctx context.Context, members []string) error {
 	return err
 }
 
+// notTwice sets the watch on the ready node and, while that node is the
+// one of the opening this member passed last (it left, or gave up leaving,
+// since), waits for it to go, before the member makes its node: so the
+// member never passes one opening twice, and the members still in that
+// round, which may be leaving, never wait for it. A ready node of that
+// opening with none of its members left is deleted (a remnant, see late).
+func (e *entry) notTwice(ctx context.Context) error {
+	d := e.d
+	for {
+		ok, rst, err := d.armReady(ctx)
+		if err != nil || !ok || d.last == 0 || rst.Czxid != d.last {
+			return err
+		}
+		kids, _, err := d.c.Children(ctx, d.path)
+		if err != nil {
+			return err
+		}
+		older, err := e.older(ctx, rst, kids)
+		if err != nil {
+			return err
+		}
+		if older == "" {
+			if err := e.dropReady(ctx, rst); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := e.wait(ctx, older); err != nil {
+			return err
+		}
+	}
+}
+
 // late decides about a ready node rst that existed before this member
 // first looked. It passes (as Curator's late arrivals do) when a member
 // counted by that opening is still there, that is a node older than the
-// ready node, unless this member passed that very opening before (it left
-// or gave up since, and must not pass it twice: it waits for that node,
-// watch, to go). A ready node with no older member left is a remnant of a
-// round everyone has left (its last member lost before it could delete
-// it): late deletes it and reports neither pass nor a node to watch.
-func (e *entry) late(ctx context.Context, rst *zk.Stat, members []string) (pass bool, watch string, err error) {
+// ready node. A ready node with no older member left is a remnant of a
+// round everyone has left (its last member was lost before it could
+// delete it): late deletes it, and the caller counts again.
+func (e *entry) late(ctx context.Context, rst *zk.Stat, kids []string) (pass bool, err error) {
+	older, err := e.older(ctx, rst, kids)
+	if err != nil || older != "" {
+		return older != "", err
+	}
+	return false, e.dropReady(ctx, rst)
+}
+
+// older returns a member node among kids, other than this member's, made
+// before the ready node rst, or "" when there is none.
+func (e *entry) older(ctx context.Context, rst *zk.Stat, kids []string) (string, error) {
 	d := e.d
-	slices.Sort(members)
-	for _, m := range members {
-		if m == e.name {
+	kids = slices.Clone(kids)
+	slices.Sort(kids)
+	for _, k := range kids {
+		if k == e.name || k == readyName {
 			continue
 		}
-		ok, st, err := d.c.Exists(ctx, d.child(m))
+		ok, st, err := d.c.Exists(ctx, d.child(k))
 		if err != nil {
-			return false, "", err
+			return "", err
 		}
 		if ok && st.Czxid < rst.Czxid {
-			if rst.Czxid == d.last {
-				return false, m, nil
-			}
-			return true, "", nil
+			return k, nil
 		}
 	}
-	err = d.c.Delete(ctx, d.ready, rst.Version)
+	return "", nil
+}
+
+// dropReady deletes the ready node rst, a remnant; gone already is fine.
+func (e *entry) dropReady(ctx context.Context, rst *zk.Stat) error {
+	err := e.d.c.Delete(ctx, e.d.ready, rst.Version)
 	if errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrBadVersion) {
-		err = nil
+		return nil
 	}
-	return false, "", err
+	return err
 }
 
 // wait waits for the ready node's watch to fire, or (when watch is not "")
@@ -282,6 +323,9 @@ func (e *entry) fail(ctx, octx context.Context, err error) error {
 		return fmt.Errorf("zkrecipes: barrier %s: enter: %w", d.path, err)
 	case errors.Is(err, errGone):
 		_ = d.drop(cctx, e.own, e.sess)
+		if errors.Is(e.sess.Err(), ErrClosed) {
+			return fmt.Errorf("zkrecipes: barrier %s: enter: %w", d.path, ErrClosed)
+		}
 		if e.sess.Err() != nil {
 			return fmt.Errorf("zkrecipes: barrier %s: enter: %w: %w", d.path, ErrLost, ErrSessionLost)
 		}
