@@ -22,10 +22,11 @@ const (
 )
 
 // BarrierWorker is one participant of the barrier scenario. It goes round
-// after round: it waits on the gate (Wait), enters the double barrier of
-// all the participants (Enter, bounded by AcquireTimeout; a failed Enter
-// is retried), stays in for 0 to 150 ms and leaves (Leave, bounded by four
-// session timeouts). Participant p0 also runs the gate: set for 100 to 400
+// after round: it waits on the gate (Wait) and 0 to 300 ms more, enters
+// the double barrier of all the participants (Enter, bounded by AcquireTimeout, or one time in
+// four by 20 to 420 ms, so that members withdraw often, openings
+// included; a failed Enter is retried), stays in for 0 to 150 ms and
+// leaves (Leave, bounded by four session timeouts). Participant p0 also runs the gate: set for 100 to 400
 // ms, removed for 300 to 1000 ms, over and over, and removed for good when
 // the worker stops.
 //
@@ -132,8 +133,15 @@ func (w *BarrierWorker) round(ctx context.Context) {
 		w.Backoff(ctx)
 		return
 	}
+	sleep(ctx, time.Duration(w.Rand().Int64N(int64(300*time.Millisecond)))) // arrivals spread out
 	op := w.History.InvokeAs(w.Who, "enter", 1)
-	ectx, cancel := context.WithTimeout(ctx, w.AcquireTimeout())
+	timeout := w.AcquireTimeout()
+	if w.Rand().IntN(4) == 0 {
+		// An impatient member: it gives up (withdraws) often, at any
+		// moment of a round's filling, opening included.
+		timeout = time.Duration(20+w.Rand().Int64N(400)) * time.Millisecond
+	}
+	ectx, cancel := context.WithTimeout(ctx, timeout)
 	at = time.Now()
 	err = w.D.Enter(ectx)
 	cancel()

@@ -64,22 +64,53 @@ func (r *BarrierRun) Stats() BarrierStats {
 // the double barrier; a zero to is open-ended.
 type span struct{ from, to time.Time }
 
-func (s span) meets(from, to time.Time) bool {
-	return s.from.Before(to) && (s.to.IsZero() || s.to.After(from))
+// holds reports whether s covers instant t.
+func (s span) holds(t time.Time) bool {
+	return !s.from.After(t) && (s.to.IsZero() || s.to.After(t))
+}
+
+// together returns an instant of [from, to] at which every participant's
+// spans in cover it, or the zero time when there is none. Such an instant,
+// if any, is from or the start of a span: those are the candidates.
+func together(in [][]span, from, to time.Time) time.Time {
+	candidates := []time.Time{from}
+	for _, spans := range in {
+		for _, s := range spans {
+			if s.from.After(from) && s.from.Before(to) {
+				candidates = append(candidates, s.from)
+			}
+		}
+	}
+	for _, t := range candidates {
+		all := true
+		for _, spans := range in {
+			if !slices.ContainsFunc(spans, func(s span) bool { return s.holds(t) }) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return t
+		}
+	}
+	return time.Time{}
 }
 
 // check runs the barrier scenario's checks over the call log, on the one
 // process clock. With every participant a member and the barrier opening
 // at all of them:
 //
-//   - Enter: a participant's Enter that passed must have had every other
-//     participant in the barrier at some instant between its first try
-//     (the first of the failed Enters just before it) and its return. A
-//     participant is taken to be in from an Enter's call until that
-//     Enter failed, or, when it passed, until the next Leave or Close
-//     returned; a failed Enter whose node went on being deleted in the
-//     background (ErrDeletePending) keeps it in until its next Enter
-//     returned (which deletes that node first).
+//   - Enter: a participant's Enter that passed must have had all the
+//     participants in the barrier together at some instant between its
+//     first try (the first of the failed Enters just before it) and its
+//     return: the instant of the count that opened it. A participant is
+//     taken to be in from an Enter's call until that Enter failed, or,
+//     when it passed, until the next Leave or Close returned; a failed
+//     Enter whose node may have outlived it (its delete went on in the
+//     background, ErrDeletePending; or its session was lost, ErrLost, and
+//     the server may expire it a little later) keeps it in until its next
+//     Enter returned (which deletes such a node first, or comes after the
+//     expiry).
 //   - Never one opening twice: a participant's passed Enters have distinct
 //     Rounds.
 //   - Leave: a Leave that returned nil must not have returned before each
@@ -138,7 +169,7 @@ func memberships(seq []barrierCall) []span {
 			continue
 		}
 		s := span{from: c.invoke, to: c.ret}
-		if c.err == nil || c.pending {
+		if c.err == nil || c.pending || c.lost {
 			s.to = time.Time{}
 			for _, n := range seq[i+1:] {
 				if (c.err == nil && n.kind != "enter") || (c.err != nil && n.kind == "enter") {
@@ -152,7 +183,7 @@ func memberships(seq []barrierCall) []span {
 	return out
 }
 
-// checkEnters checks participant p's passed Enters against the others'
+// checkEnters checks participant p's passed Enters against everyone's
 // memberships in, and that no two passed the same opening.
 func checkEnters(p int, seq []barrierCall, in [][]span) []barrierProblem {
 	var out []barrierProblem
@@ -175,14 +206,9 @@ func checkEnters(p int, seq []barrierCall, in [][]span) []barrierProblem {
 			out = append(out, barrierProblem{p, fmt.Sprintf("passed opening %d twice (at %s)", c.round, c.ret.Format("15:04:05.000"))})
 		}
 		seen[c.round] = true
-		for x, spans := range in {
-			if x == p {
-				continue
-			}
-			if !slices.ContainsFunc(spans, func(s span) bool { return s.meets(from, c.ret) }) {
-				out = append(out, barrierProblem{p, fmt.Sprintf("passed Enter (round %d) at %s, but %s was not in the barrier since its first try at %s",
-					c.round, c.ret.Format("15:04:05.000"), PartName(x), from.Format("15:04:05.000"))})
-			}
+		if together(in, from, c.ret).IsZero() {
+			out = append(out, barrierProblem{p, fmt.Sprintf("passed Enter (round %d) at %s, but the participants were never all in the barrier together since its first try at %s",
+				c.round, c.ret.Format("15:04:05.000"), from.Format("15:04:05.000"))})
 		}
 	}
 	return out
