@@ -77,9 +77,11 @@
 //
 // What stays as in Curator: n is a threshold, not a limit (a member that
 // arrives while the ready node exists and a member of that opening is still
-// in passes at once); a member that arrives while the members of the
-// previous round are still leaving may find their ready node and pass with
-// them.
+// in passes at once); and a member that arrives while a round is leaving
+// meets that round's tail: it may find its ready node and pass with its
+// last members, or count those still leaving towards the next opening.
+// Members that take part in every round (as in the chaos suite's workload)
+// never meet that case; others can use a path per round.
 //
 // # Errors
 //

@@ -273,7 +273,15 @@ func (e *entry) older(ctx context.Context, rst *zk.Stat, kids []string) (string,
 }
 
 // dropReady deletes the ready node rst, a remnant; gone already is fine.
+// If the ready node changed since rst was read (its watch fired), it is
+// left alone: the caller looks again.
 func (e *entry) dropReady(ctx context.Context, rst *zk.Stat) error {
+	select {
+	case <-e.d.readyW:
+		e.d.readyW = nil
+		return nil
+	default:
+	}
 	err := e.d.c.Delete(ctx, e.d.ready, rst.Version)
 	if errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrBadVersion) {
 		return nil
