@@ -145,12 +145,15 @@ func (d *Double) Close(ctx context.Context) error {
 		return nil
 	}
 	d.closed = true
-	if !d.entered {
-		return nil
+	var err error
+	if d.entered {
+		err = d.drop(ctx, d.own, d.sess)
+		d.sweep(ctx)
+		d.out()
 	}
-	err := d.drop(ctx, d.own, d.sess)
-	d.sweep(ctx)
-	d.out()
+	if len(d.stale) > 0 && err == nil {
+		_ = d.clearStale(ctx) // best effort: their guaranteed deletes go on anyway
+	}
 	return err
 }
 
