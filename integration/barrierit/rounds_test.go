@@ -105,17 +105,20 @@ func TestDoubleBarrierLeaveWaitsForItsOwn(t *testing.T) {
 	itest.NoLeaks(t)
 	r := newRig(t, nil, time.Minute)
 	var ds []*barrier.Double
+	var links []*faultlink.Link
 	var entered []<-chan error
 	for range 3 {
-		d := r.double(r.client(nil, 0), "/barrier", 3)
-		ds, entered = append(ds, d), append(entered, r.enter(d))
+		link := itest.NewLink(t)
+		d := r.double(r.client(link, 0), "/barrier", 3)
+		ds, links, entered = append(ds, d), append(links, link), append(entered, r.enter(d))
 	}
 	for _, e := range entered {
 		require.NoError(t, await(t, e, "Enter"))
 	}
+	listed := []int64{links[0].Requests(faultlink.OpGetChildren2), links[1].Requests(faultlink.OpGetChildren2)}
 	l0, l1 := r.leave(ds[0]), r.leave(ds[1])
-	itest.Eventually(t, 15*time.Second, "the two leavers' first listing and deletes", func() bool {
-		return len(r.members("/barrier")) <= 2
+	itest.Eventually(t, 15*time.Second, "the two leavers' first listing", func() bool {
+		return links[0].Requests(faultlink.OpGetChildren2) > listed[0] && links[1].Requests(faultlink.OpGetChildren2) > listed[1]
 	})
 	itest.Pending(t, l0, quiet, "Leave while the third member is in")
 	itest.Pending(t, l1, 0, "Leave while the third member is in")
@@ -159,11 +162,11 @@ func TestDoubleBarrierWithoutHerd(t *testing.T) {
 		res := r.enter(d)
 		r.waitMembers("/barrier", i+1)
 		if i < n-1 {
-			itest.Eventually(t, 10*time.Second, "the member waits", func() bool {
-				before := count(link)
-				time.Sleep(50 * time.Millisecond)
-				return count(link) == before
+			// Its one listing is the last read before it waits.
+			itest.Eventually(t, 10*time.Second, "the member's listing", func() bool {
+				return link.Requests(faultlink.OpGetChildren2) >= 1
 			})
+			itest.Pending(t, res, quiet, "Enter of a member before all are in")
 			require.Equal(t, int64(1), link.Requests(faultlink.OpGetChildren2), "member %d listed more than once before waiting", i)
 		}
 		links, ds, entered = append(links, link), append(ds, d), append(entered, res)
