@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
@@ -15,7 +16,9 @@ import (
 // opcode (the java benches' through a loopback proxy per server, see
 // javaServers). A run then adds to its line the requests per measured cycle (per
 // term for run), e.g. "req_per_op=create:1.00,getChildren:1.00,delete:1.00":
-// what the recipe asks of the server, counted from the client's side.
+// what the recipe asks of the server, counted from the client's side. The
+// Go recipes' lines also get cpu_us_per_op, the CPU time this process used
+// per cycle (per term): the clients' cost, the servers' excluded.
 
 // countedOps are the opcodes -count reports, in this order, with their names.
 var countedOps = []struct {
@@ -117,4 +120,22 @@ func (e *env) forward(ln net.Listener, server string) {
 			_ = down.Close()
 		}()
 	}
+}
+
+// cpuTime is the CPU time (user and system) this process has used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuPerOp renders the CPU time this process (the Go workers' clients) used
+// per op as the cpu_us_per_op field, "" when ops is 0.
+func cpuPerOp(used time.Duration, ops int) string {
+	if ops <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" cpu_us_per_op=%.0f", float64(used.Microseconds())/float64(ops))
 }

@@ -117,7 +117,7 @@ func runOne(ctx context.Context, e *env, cfg runConfig) (result, error) {
 	}
 	violationsBefore := totalViolations(checks, rec.independent)
 	eventsBefore := rec.events()
-	reqBefore := e.requests()
+	reqBefore, cpuBefore := e.requests(), cpuTime()
 	start := time.Now()
 	ph, err := runPhase(ctx, ws, checks, cfg.iters, measureHandoff, cfg.budget)
 	elapsed := time.Since(start)
@@ -125,6 +125,9 @@ func runOne(ctx context.Context, e *env, cfg runConfig) (result, error) {
 		return result{}, err
 	}
 	reqs := perOp(reqBefore, e.requests(), ph.ops)
+	if e.link != nil {
+		reqs += cpuPerOp(cpuTime()-cpuBefore, ph.ops)
+	}
 	return result{
 		cfg:        cfg,
 		ops:        ph.ops,

@@ -119,6 +119,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -146,8 +147,9 @@ type options struct {
 	timeout time.Duration
 	all     bool
 	big     bool
-	count   bool // -count: count the workers' requests by opcode
-	max     int  // -max: the semaphore recipes' limit
+	count   bool   // -count: count the workers' requests by opcode
+	profile string // -cpuprofile: write a CPU profile of the whole run there
+	max     int    // -max: the semaphore recipes' limit
 	// participants is -participants: the election recipes' participants.
 	participants int
 }
@@ -169,6 +171,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up on the whole command after this long")
 	fs.BoolVar(&o.all, "all", false, "run the comparison matrix (ignores -recipe, -workers, -iters, -warmup)")
 	fs.BoolVar(&o.big, "big", false, "with -all: add runs with 1000 waiters")
+	fs.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile (go tool pprof) of the run to `file`")
 	fs.BoolVar(&o.count, "count", false, "count the workers' requests by opcode and add req_per_op (per cycle or term) to the line")
 	fs.IntVar(&o.max, "max", defaultMax, "semaphore recipes: leases held at most at once")
 	fs.IntVar(&o.participants, "participants", 0, "election recipes: participants, each with its own session (required, electfloor excepted)")
@@ -230,6 +233,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	if o.profile != "" {
+		f, err := os.Create(o.profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 
 	env, err := openEnv(ctx, o.zk, o.backend, o.count, stderr)
 	if err != nil {

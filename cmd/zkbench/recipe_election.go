@@ -313,6 +313,7 @@ func runRunTerms(ctx context.Context, e *env, cfg runConfig, dir string) (electR
 		inside     atomic.Int64
 		// the workers' requests at the first measured term and at the end
 		reqStart, reqEnd requestCounts
+		cpuStart, cpuEnd time.Duration
 	)
 	total := cfg.warmup + cfg.iters
 	finished := make(chan struct{})
@@ -333,7 +334,7 @@ func runRunTerms(ctx context.Context, e *env, cfg runConfig, dir string) (electR
 		switch {
 		case n == cfg.warmup:
 			start = at
-			reqStart = e.requests()
+			reqStart, cpuStart = e.requests(), cpuTime()
 		case n > cfg.warmup && n < total && !lastReturn.IsZero():
 			failovers = append(failovers, at.Sub(lastReturn))
 		}
@@ -345,7 +346,7 @@ func runRunTerms(ctx context.Context, e *env, cfg runConfig, dir string) (electR
 		lastReturn = now
 		if n == total-1 {
 			end = now
-			reqEnd = e.requests()
+			reqEnd, cpuEnd = e.requests(), cpuTime()
 			close(finished)
 		}
 		mu.Unlock()
@@ -371,7 +372,7 @@ wait:
 		case <-budget:
 			mu.Lock()
 			end = time.Now()
-			reqEnd = e.requests()
+			reqEnd, cpuEnd = e.requests(), cpuTime()
 			mu.Unlock()
 			break wait
 		case <-ctx.Done():
@@ -404,6 +405,9 @@ wait:
 		res.terms = min(count, total) - cfg.warmup
 		res.elapsed = end.Sub(start)
 		res.requests = perOp(reqStart, reqEnd, res.terms)
+		if e.link != nil {
+			res.requests += cpuPerOp(cpuEnd-cpuStart, res.terms)
+		}
 	}
 	return res, nil
 }
