@@ -107,6 +107,10 @@ func TestZeroClient(t *testing.T) {
 			_, err := c.CreateProtected(ctx, "/x/lock-", nil, zk.FlagEphemeral|zk.FlagSequence)
 			return typed("CreateProtected", err)
 		},
+		"ReplaceProtected": func() error {
+			_, err := c.ReplaceProtected(ctx, client.ProtectedNode{Path: "/x/lock-0"}, "/x/lock-", nil, zk.FlagEphemeral|zk.FlagSequence)
+			return typed("ReplaceProtected", err)
+		},
 		"Multi": func() error {
 			_, err := c.Multi(ctx, &zk.DeleteRequest{Path: "/x", Version: -1})
 			return typed("Multi", err)
