@@ -82,6 +82,12 @@ func (q *Queue) attempt(ctx context.Context, req Request) (*Held, error) {
 	if err != nil {
 		return nil, err
 	}
+	return q.waitOn(ctx, req, node)
+}
+
+// waitOn is an attempt once its node is made: check the node's session, wait
+// until it holds, or clean up.
+func (q *Queue) waitOn(ctx context.Context, req Request, node client.ProtectedNode) (*Held, error) {
 	w := &waiter{q: q, req: req, node: node, name: path.Base(node.Path), token: req.Token}
 	w.readOwn(ctx)
 	if req.Session != nil && node.Session != req.Session {
