@@ -441,7 +441,15 @@ func runElectFloor(ctx context.Context, e *env, cfg runConfig, dir string) (elec
 		if _, err := a.Create(node, nil, zk.FlagEphemeral, worldACL); err != nil {
 			return electResult{}, fmt.Errorf("create: %w", err)
 		}
-		_, _, events, err := b.GetW(node)
+		// On an ensemble B's server may not have the node yet: look again.
+		var events <-chan zk.Event
+		for try := 0; ; try++ {
+			_, _, events, err = b.GetW(node)
+			if !errors.Is(err, zk.ErrNoNode) || try == 100 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
 		if err != nil {
 			return electResult{}, fmt.Errorf("getData with watch: %w", err)
 		}
