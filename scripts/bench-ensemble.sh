@@ -17,7 +17,11 @@
 # the order within each group rotating every round. Each measurement is
 # capped at BUDGET (default 5s). It prints every result line, then a
 # markdown table of the medians with the ratios by round, the participant
-# counts, and the machine's load (uptime) before, during and after.
+# counts, and the machine's load (uptime) before, during and after. Each
+# line also gets srv_cpu_us_per_op: the CPU time the servers (the java
+# processes, from /proc) used during the whole zkbench run, warm-up and
+# sessions included, per cycle (per term) run: what a recipe costs the
+# servers, which on a busy machine moves far less than ops/s.
 #
 #   LOAD=1      start `nproc` CPU-bound busy loops beside the measurements
 #               (LOAD=N: N loops); they are killed at exit
@@ -81,13 +85,34 @@ bench() {
 	semaphore | curator-semaphore) args+=(-workers "$SW" -max "$SL" -iters "$ITERS" -warmup 50) ;;
 	run | curator-run) args+=(-participants "$P" -iters "$TERMS" -warmup 200) ;;
 	esac
-	local line
+	local line cpu0 cpu1 warm
+	cpu0="$(srvticks)"
 	if ! line="$("$bin" "${args[@]}" 2>>"$work/stderr.log")"; then
 		echo "bench-ensemble: $bin ${args[*]} failed:" >&2
 		tail -30 "$work/stderr.log" >&2
 		exit 1
 	fi
+	cpu1="$(srvticks)"
+	case "$r" in
+	mutex | gozk | curator-mutex) warm=$((W * 10)) ;;
+	rwlock | curator-rwlock) warm=$(((R + WR) * 5)) ;;
+	semaphore | curator-semaphore) warm=$((SW * 50)) ;;
+	run | curator-run) warm=200 ;;
+	esac
+	local n
+	n="$(echo "$line" | tr ' ' '\n' | sed -n 's/^\(ops\|terms\)=//p' | head -1)"
+	line="$line srv_cpu_us_per_op=$(awk -v d="$((cpu1 - cpu0))" -v hz="$(getconf CLK_TCK)" -v n="$((n + warm))" 'BEGIN {printf "%.0f", d * 1e6 / hz / n}')"
 	echo "$line" | sed "s/^recipe=$r /recipe=$name /"
+}
+
+# srvticks: the CPU time (clock ticks, user and system) the servers have used.
+srvticks() {
+	local p s=0 f
+	for p in $zkpids; do
+		read -r -a f <"/proc/$p/stat"
+		s=$((s + f[13] + f[14]))
+	done
+	echo "$s"
 }
 
 groups=("mutex gozk curator-mutex" "rwlock curator-rwlock" "semaphore curator-semaphore" "run curator-run")
@@ -186,6 +211,11 @@ printf '| election Run, %s participants, terms/s | %.0f | – | %.0f | – | %s�
 	"$(med run terms_per_s)" "$(med curator-run terms_per_s)" \
 	"$(ratio "$(med run terms_per_s)" "$(med curator-run terms_per_s)")" "$(byround run curator-run terms_per_s)" \
 	"$(sum run violations)" "$(sum curator-run violations)"
+printf '| mutex, servers'"'"' CPU per cycle, µs | %.0f | %.0f | %.0f | %s× | %s× | |\n' \
+	"$(med mutex srv_cpu_us_per_op)" "$(med gozk srv_cpu_us_per_op)" "$(med curator-mutex srv_cpu_us_per_op)" \
+	"$(ratio "$(med mutex srv_cpu_us_per_op)" "$(med gozk srv_cpu_us_per_op)")" "$(ratio "$(med mutex srv_cpu_us_per_op)" "$(med curator-mutex srv_cpu_us_per_op)")"
+printf '| election Run, servers'"'"' CPU per term, µs | %.0f | – | %.0f | – | %s× | |\n' \
+	"$(med run srv_cpu_us_per_op)" "$(med curator-run srv_cpu_us_per_op)" "$(ratio "$(med run srv_cpu_us_per_op)" "$(med curator-run srv_cpu_us_per_op)")"
 printf '| election Run, term end → next term p50 / p99, ms | %.2f / %.2f | – | %.2f / %.2f | – | %s× | |\n' \
 	"$(med run failover_p50_ms)" "$(med run failover_p99_ms)" "$(med curator-run failover_p50_ms)" "$(med curator-run failover_p99_ms)" \
 	"$(ratio "$(med run failover_p50_ms)" "$(med curator-run failover_p50_ms)")"
@@ -200,11 +230,15 @@ if [ -n "$BEFORE" ]; then
 	printf '| mutex handoff p50 / p99, ms | %.2f / %.2f | %.2f / %.2f | %s× |\n' \
 		"$(med mutex@before handoff_p50_ms)" "$(med mutex@before handoff_p99_ms)" "$(med mutex handoff_p50_ms)" "$(med mutex handoff_p99_ms)" \
 		"$(ratio "$(med mutex handoff_p50_ms)" "$(med mutex@before handoff_p50_ms)")"
+	printf '| mutex, servers'"'"' CPU per cycle, µs | %.0f | %.0f | %s× |\n' "$(med mutex@before srv_cpu_us_per_op)" "$(med mutex srv_cpu_us_per_op)" \
+		"$(ratio "$(med mutex srv_cpu_us_per_op)" "$(med mutex@before srv_cpu_us_per_op)")"
 	printf '| mutex ÷ go-zookeeper | %s× (%s) | %s× | |\n' \
 		"$(ratio "$(med mutex@before ops_per_s)" "$(med gozk ops_per_s)")" "$(byround mutex@before gozk ops_per_s)" \
 		"$(ratio "$(med mutex ops_per_s)" "$(med gozk ops_per_s)")"
 	printf '| Run, %s participants, terms/s | %.0f | %.0f | %s× (%s) |\n' "$P" "$(med run@before terms_per_s)" "$(med run terms_per_s)" \
 		"$(ratio "$(med run terms_per_s)" "$(med run@before terms_per_s)")" "$(byround run run@before terms_per_s)"
+	printf '| Run, servers'"'"' CPU per term, µs | %.0f | %.0f | %s× |\n' "$(med run@before srv_cpu_us_per_op)" "$(med run srv_cpu_us_per_op)" \
+		"$(ratio "$(med run srv_cpu_us_per_op)" "$(med run@before srv_cpu_us_per_op)")"
 	printf '| Run ÷ Curator | %s× (%s) | %s× | |\n' \
 		"$(ratio "$(med run@before terms_per_s)" "$(med curator-run terms_per_s)")" "$(byround run@before curator-run terms_per_s)" \
 		"$(ratio "$(med run terms_per_s)" "$(med curator-run terms_per_s)")"
