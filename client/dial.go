@@ -40,7 +40,7 @@ func (c *Client) dial(gen uint64) error {
 				return nil, fmt.Errorf("zkrecipes: dialer returned no connection to %s", address)
 			}
 			raw = c.watchFirstReply(gen, address, raw)
-			return newLiveConn(newReadAheadConn(raw), c.log, ref.setTimeout, ref.holdFor), nil
+			return newLiveConn(raw, c.log, ref.setTimeout, ref.holdFor), nil
 		}),
 		zk.WithEventCallback(func(ev zk.Event) { c.onEvent(gen, ref, ev) }),
 		zk.WithLogger(zkLogger{c.log}),

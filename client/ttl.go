@@ -78,7 +78,8 @@ func (c *Client) CreateProtectedTTL(ctx context.Context, path string, data []byt
 	if err := checkTTL(flags, ttl); err != nil {
 		return ProtectedNode{}, err
 	}
-	return c.createProtected(ctx, path, data, flags, ttl)
+	node, _, err := c.createProtected(ctx, path, data, flags, ttl, "")
+	return node, err
 }
 
 // checkTTL refuses flags that are not a TTL mode and a ttl out of

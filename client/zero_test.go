@@ -119,6 +119,10 @@ func TestZeroClient(t *testing.T) {
 			_, err := c.CreateProtectedTTL(ctx, "/x/n", nil, zk.FlagTTL, time.Second)
 			return typed("CreateProtectedTTL", err)
 		},
+		"ReplaceProtected": func() error {
+			_, err := c.ReplaceProtected(ctx, client.ProtectedNode{Path: "/x/lock-0"}, "/x/lock-", nil, zk.FlagEphemeral|zk.FlagSequence)
+			return typed("ReplaceProtected", err)
+		},
 		"Multi": func() error {
 			_, err := c.Multi(ctx, &zk.DeleteRequest{Path: "/x", Version: -1})
 			return typed("Multi", err)
