@@ -69,6 +69,9 @@ func (c *Client) Do(ctx context.Context, op func(ctx context.Context) error) err
 			return fmt.Errorf("zkrecipes: gave up after %d attempts: %w", attempt, err)
 		}
 		c.log.Debug("retrying zookeeper operation", "attempt", attempt, "err", err, "sleep", sleep)
+		if h := c.cfg.hooks; h != nil && h.Retry != nil {
+			h.Retry(RetryHook{Attempt: attempt, Err: err, Sleep: sleep})
+		}
 		t := time.NewTimer(sleep)
 		select {
 		case <-t.C:

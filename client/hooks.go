@@ -141,10 +141,11 @@ func (c *Client) Hooks() *Hooks {
 
 // StartAcquire reports the start of a wait for a holding (see
 // Hooks.Acquire) and returns the context to wait under and the function to
-// call once with the outcome. Without an Acquire hook it returns ctx and a
-// function that does nothing, without allocating.
+// call once with the outcome. Without an Acquire hook, or with an empty
+// recipe (a holding that is not reported), it returns ctx and a function
+// that does nothing, without allocating.
 func (h *Hooks) StartAcquire(ctx context.Context, recipe, path string) (context.Context, func(error)) {
-	if h == nil || h.Acquire == nil {
+	if h == nil || h.Acquire == nil || recipe == "" {
 		return ctx, noOutcome
 	}
 	start := time.Now()
@@ -163,9 +164,9 @@ func (h *Hooks) StartAcquire(ctx context.Context, recipe, path string) (context.
 func noOutcome(error) {}
 
 // Release reports a holding that ended (see Hooks.Released); nothing
-// without a Released hook.
+// without a Released hook or with an empty recipe.
 func (h *Hooks) Release(recipe, path string, held time.Duration, lost bool) {
-	if h == nil || h.Released == nil {
+	if h == nil || h.Released == nil || recipe == "" {
 		return
 	}
 	h.Released(Release{Recipe: recipe, Path: path, Held: held, Lost: lost})

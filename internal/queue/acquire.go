@@ -49,6 +49,10 @@ type Request struct {
 	// a term must not start before both, and this keeps the read off the
 	// handoff's critical path. It costs every contender that one read.
 	ReadOwn bool
+	// Recipe names the holding to the client's hooks (one of the
+	// client.Recipe constants): its end is reported (client.Hooks.Released).
+	// "" reports nothing.
+	Recipe string
 }
 
 // Acquire creates the contender's node and waits until the predicate says it

@@ -43,6 +43,7 @@ func NewHandle[O ~func(*Options)](c *client.Client, dir string, opts []O) (*Hand
 		req: Request{
 			Marker: o.Marker, Data: o.Data, Predicate: o.Predicate, Wait: true,
 			LostOnSessionLossOnly: o.LostOnSessionLossOnly, OnRevoke: o.OnRevoke,
+			Recipe: o.Recipe,
 		},
 		local:  o.Local,
 		shared: o.Shared,
@@ -101,16 +102,26 @@ func (h *Handle) lock(ctx context.Context, wait bool) error {
 		}
 		return nil
 	}
+	if !h.shared && h.peer != nil && h.peer.carriedLocked(ctx) != nil {
+		l.mu.Unlock()
+		return ErrUpgrade
+	}
+	// Not a reentry: a wait for a holding, reported to the client's hooks.
+	ctx, done := h.q.c.Hooks().StartAcquire(ctx, h.req.Recipe, h.q.dir)
+	err := h.acquireLocked(ctx, wait) // unlocks l.mu
+	done(err)
+	return err
+}
+
+// acquireLocked takes the holding that lock asked for, past the local gate.
+// l.mu is held on entry and released.
+func (h *Handle) acquireLocked(ctx context.Context, wait bool) error {
 	if h.shared {
 		if w := h.peer.carriedLocked(ctx); w != nil && h.peer != nil {
-			l.mu.Unlock()
+			h.local.mu.Unlock()
 			return h.lockUnderWrite(ctx, w)
 		}
 		return h.lockShared(ctx, wait) // unlocks l.mu
-	}
-	if h.peer != nil && h.peer.carriedLocked(ctx) != nil {
-		l.mu.Unlock()
-		return ErrUpgrade
 	}
 	return h.lockExclusive(ctx, wait) // unlocks l.mu
 }

@@ -17,6 +17,9 @@ import (
 // asked for LostOnSessionLossOnly), the session was lost, the node was
 // deleted under us, the client closed, or the holder released.
 type Held struct {
+	rep   report    // what the hooks are told when it ends
+	since time.Time // when it began to hold
+
 	c    *client.Client
 	node client.ProtectedNode
 	name string
@@ -46,19 +49,27 @@ func (w *waiter) hold(disc <-chan struct{}) *Held {
 	if w.req.LostOnSessionLossOnly {
 		disc = nil // a nil channel never fires in a select
 	}
-	return newHeld(w.q.c, w.node, w.token, disc, w.req.OnRevoke)
+	return newHeld(w.q.c, w.node, w.token, disc, w.req.OnRevoke, report{w.req.Recipe, w.q.dir})
 }
 
 // Hold starts holding node, a node some other recipe decided holds (a
 // semaphore's lease): its token is read and its Lost watched exactly as a
 // lock holder's. disc is the client's Disconnected channel taken before the
-// listing that granted it, or nil for Lost on session loss only.
-func Hold(c *client.Client, node client.ProtectedNode, disc <-chan struct{}) *Held {
-	return newHeld(c, node, 0, disc, nil)
+// listing that granted it, or nil for Lost on session loss only. recipe
+// and dir name it to the client's hooks (client.Hooks.Released; "" for no
+// report).
+func Hold(c *client.Client, node client.ProtectedNode, disc <-chan struct{}, recipe, dir string) *Held {
+	return newHeld(c, node, 0, disc, nil, report{recipe, dir})
 }
 
-func newHeld(c *client.Client, node client.ProtectedNode, token int64, disc <-chan struct{}, onRevoke func()) *Held {
+// report names a holding to the client's hooks: its recipe (one of the
+// client.Recipe constants; "" reports nothing) and its recipe's path.
+type report struct{ recipe, dir string }
+
+func newHeld(c *client.Client, node client.ProtectedNode, token int64, disc <-chan struct{}, onRevoke func(), rep report) *Held {
 	h := &Held{
+		rep:      rep,
+		since:    time.Now(),
 		c:        c,
 		node:     node,
 		name:     path.Base(node.Path),
@@ -194,12 +205,14 @@ func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, onRevoke func(
 	defer close(h.done)
 	why := ""
 	defer func() {
-		if why == "" {
+		lost := why != ""
+		if lost {
+			h.markLost(ErrLost)
+			h.c.Logger().Info("holding lost", "node", h.node.Path, "why", why)
+		} else {
 			h.markLost(ErrNotHeld)
-			return
 		}
-		h.markLost(ErrLost)
-		h.c.Logger().Info("holding lost", "node", h.node.Path, "why", why)
+		h.c.Hooks().Release(h.rep.recipe, h.rep.dir, time.Since(h.since), lost) // once Lost is closed
 	}()
 	sess := h.node.Session
 	var own <-chan zk.Event

@@ -33,7 +33,20 @@ type Options struct {
 	// Made, if set, is called with the handle once it is made (the
 	// read/write lock pairs its two sides with it).
 	Made func(*Handle)
+	// Recipe names the handle's waits and holdings to the client's hooks
+	// (client.Hooks); the default follows Marker: client.RecipeMutex,
+	// RecipeReadLock or RecipeWriteLock.
+	Recipe string
+	// Unreported keeps the handle out of the hooks: a lock a recipe uses
+	// inside (the semaphore's locks mutex) is not the application's.
+	Unreported bool
 }
+
+// The read/write lock's markers, as Curator names them.
+const (
+	readMarker  = "__READ__"
+	writeMarker = "__WRIT__"
+)
 
 // DefaultMarker is the mutex's node marker, as Curator names it.
 const DefaultMarker = "lock-"
@@ -71,6 +84,17 @@ func prepare[O ~func(*Options)](c *client.Client, path string, opts []O) (Option
 	}
 	if o.Local == nil {
 		o.Local = NewLocal()
+	}
+	switch {
+	case o.Unreported:
+		o.Recipe = ""
+	case o.Recipe != "":
+	case o.Marker == readMarker:
+		o.Recipe = client.RecipeReadLock
+	case o.Marker == writeMarker:
+		o.Recipe = client.RecipeWriteLock
+	default:
+		o.Recipe = client.RecipeMutex
 	}
 	return o, nil
 }

@@ -275,7 +275,9 @@ func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done ch
 			node = n
 			l.setNode(n)
 		}
-		held, err := l.q.Resume(ctx, l.req, node)
+		actx, done := l.c.Hooks().StartAcquire(ctx, l.req.Recipe, l.path)
+		held, err := l.q.Resume(actx, l.req, node)
+		done(err)
 		if err != nil {
 			if queue.Requeues(err) {
 				node = l.abandon(node)

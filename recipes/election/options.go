@@ -1,6 +1,7 @@
 package election
 
 import (
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -64,7 +65,12 @@ const (
 var markers = []string{LatchName, LockName}
 
 func request(marker string, o options) queue.Request {
+	recipe := client.RecipeLeader // Run
+	if marker == LatchName {
+		recipe = client.RecipeLatch
+	}
 	return queue.Request{
+		Recipe:                recipe,
 		Marker:                marker,
 		Data:                  []byte(o.id),
 		Predicate:             queue.Exclusive,

@@ -61,12 +61,14 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 		}
 		var held *queue.Held
 		var err error
+		actx, done := c.Hooks().StartAcquire(ctx, req.Recipe, path)
 		if prev != nil {
-			held, err = q.Requeue(ctx, prev, req)
+			held, err = q.Requeue(actx, prev, req)
 			prev = nil
 		} else {
-			held, err = q.Acquire(ctx, req)
+			held, err = q.Acquire(actx, req)
 		}
+		done(err)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

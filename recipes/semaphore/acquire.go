@@ -61,6 +61,15 @@ func (s *Semaphore) acquire(ctx context.Context, n int, wait bool) ([]*Lease, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	ctx, done := s.c.Hooks().StartAcquire(ctx, s.recipe, s.path)
+	leases, err := s.acquireReported(ctx, n, wait)
+	done(err)
+	return leases, err
+}
+
+// acquireReported is acquire once its arguments are checked and its wait
+// reported to the client's hooks.
+func (s *Semaphore) acquireReported(ctx context.Context, n int, wait bool) ([]*Lease, error) {
 	attempt := func() ([]*Lease, error) {
 		if n == 1 && !s.o.limitCheck && !s.slow.Load() {
 			lease, ok, err := s.fastAcquire(ctx)
@@ -118,7 +127,7 @@ func (s *Semaphore) attempt(ctx context.Context, n int, wait bool) ([]*Lease, er
 	}
 	leases := make([]*Lease, len(nodes))
 	for i, node := range nodes {
-		leases[i] = newLease(s.c, node, s.o.data, disc)
+		leases[i] = s.newLease(node, disc)
 	}
 	// The leases are held: the mutex's release need not be waited for (it
 	// is still a guaranteed delete, and this handle's next acquire waits for

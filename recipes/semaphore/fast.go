@@ -80,5 +80,5 @@ func (s *Semaphore) fastAcquire(ctx context.Context) (lease *Lease, ok bool, err
 	if s.o.lostOnSessionLossOnly {
 		disc = nil
 	}
-	return newLease(s.c, node, s.o.data, disc), true, nil
+	return s.newLease(node, disc), true, nil
 }

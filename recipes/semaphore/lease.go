@@ -18,11 +18,11 @@ type Lease struct {
 	releasing atomic.Bool
 }
 
-// newLease starts holding node. disc is the client's Disconnected channel
-// taken before the listing that granted the lease, or nil when Lost must
-// close on session loss only.
-func newLease(c *client.Client, node client.ProtectedNode, data []byte, disc <-chan struct{}) *Lease {
-	return &Lease{h: queue.Hold(c, node, disc), data: data}
+// newLease starts holding node, one of s's leases. disc is the client's
+// Disconnected channel taken before the listing that granted the lease, or
+// nil when Lost must close on session loss only.
+func (s *Semaphore) newLease(node client.ProtectedNode, disc <-chan struct{}) *Lease {
+	return &Lease{h: queue.Hold(s.c, node, disc, s.recipe, s.path), data: s.o.data}
 }
 
 func (l *Lease) valid() bool { return l != nil && l.h != nil }

@@ -39,6 +39,7 @@ func NewMutex(c *client.Client, path string, opts ...Option) (*Mutex, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.recipe = client.RecipeSemaphoreMutex
 	return &Mutex{s: s}, nil
 }
 

@@ -43,6 +43,7 @@ type Semaphore struct {
 	lock   *mutex.Mutex  // the mutex at path + "/locks"
 	o      options
 	slow   atomic.Bool // the fast path (fast.go) declined lately
+	recipe string      // its name to the client's hooks (client.Hooks)
 }
 
 // Option configures a Semaphore.
@@ -145,11 +146,15 @@ func newSemaphore(c *client.Client, p string, maxLeases int, count *shared.Count
 	// The mutex only keeps acquirers from waiting side by side; losing it
 	// while waiting is noticed (and the wait begun again) on session loss
 	// or when its node is deleted, not on a mere suspension.
-	lock, err := mutex.New(c, path.Join(p, LocksDir), mutex.WithLostOnSessionLossOnly())
+	// It is the semaphore's own, not the application's: it is not reported
+	// to the client's hooks.
+	unreported := func(o *queue.Options) { o.Unreported = true }
+	lock, err := mutex.New(c, path.Join(p, LocksDir), mutex.WithLostOnSessionLossOnly(), unreported)
 	if err != nil {
 		return nil, err
 	}
-	return &Semaphore{c: c, path: p, leases: path.Join(p, LeasesDir), max: maxLeases, count: count, lock: lock, o: o}, nil
+	return &Semaphore{c: c, path: p, leases: path.Join(p, LeasesDir), max: maxLeases, count: count, lock: lock, o: o,
+		recipe: client.RecipeSemaphore}, nil
 }
 
 // limit is the number of leases allowed now: the constant, or the count's
