@@ -113,8 +113,11 @@ func newDoctor(g *globals) *cobra.Command {
   over-limit         a semaphore with more lease nodes than the limit written on it
   old-holder         a holder older than --older-than
   busy-session       a session owning more than --many recipe nodes
-Exit 0 when nothing is found, 1 when something is. JSON (--json): an array of
-{path, problem, detail}.`,
+Before the findings it prints its own session: id, state, server, the
+negotiated timeout and the guaranteed deletes still pending in this process
+(a delete the server could not take yet is retried in the background while
+its session lives). Exit 0 when nothing is found, 1 when something is. JSON
+(--json): an array of {path, problem, detail} (no session line).`,
 		Example: `  zkr doctor /locks
   zkr doctor --older-than 2h --json`,
 		Args: argsOrUsage(cobra.MaximumNArgs(1)),
@@ -127,6 +130,7 @@ Exit 0 when nothing is found, 1 when something is. JSON (--json): an array of
 				return err
 			}
 			findings := []Finding{}
+			var session string
 			err := g.with(func(ctx context.Context, c clientAPI) error {
 				sessions := map[string]int{}
 				err := walk(ctx, c, root, func(p, _ string, _ []string) error {
@@ -147,6 +151,7 @@ Exit 0 when nothing is found, 1 when something is. JSON (--json): an array of
 					return opErr(root, err)
 				}
 				findings = append(findings, busySessions(sessions, o.many)...)
+				session = sessionLine(ctx, c)
 				return nil
 			})
 			if err != nil {
@@ -157,6 +162,7 @@ Exit 0 when nothing is found, 1 when something is. JSON (--json): an array of
 					return err
 				}
 			} else {
+				fmt.Fprintln(cmd.OutOrStdout(), session)
 				writeFindings(cmd.OutOrStdout(), findings)
 			}
 			if len(findings) > 0 {
@@ -169,4 +175,17 @@ Exit 0 when nothing is found, 1 when something is. JSON (--json): an array of
 	cmd.Flags().IntVar(&o.many, "many", 100, "report sessions owning more than this many recipe nodes (0: never)")
 	addJSON(cmd, g)
 	return cmd
+}
+
+// sessionLine describes doctor's own session: what the client knows of it.
+func sessionLine(ctx context.Context, c clientAPI) string {
+	id, server := "-", "-"
+	if s := c.Session(); s != nil {
+		id = fmt.Sprintf("0x%x", uint64(s.ID()))
+	}
+	if conn, err := c.Conn(ctx); err == nil {
+		server = conn.Server()
+	}
+	return fmt.Sprintf("session %s  %s  server %s  timeout %v  deletes pending %d  given up %d",
+		id, c.State(), server, c.SessionTimeout(), c.PendingDeletes(), c.DeletesGivenUp())
 }
