@@ -124,8 +124,8 @@ func (c *Counter) ForceSet(ctx context.Context, n int64) error {
 	if c.zero() {
 		return errZero()
 	}
-	if _, err := c.cl.Conn(ctx); err != nil {
-		return c.wrap("force set", err) // nothing was sent
+	if err := c.usable(ctx); err != nil {
+		return c.wrap("force set", err)
 	}
 	data := encode(n)
 	st, err := c.cl.Set(ctx, c.path, data, -1)
@@ -156,8 +156,8 @@ func (c *Counter) Initialize(ctx context.Context, n int64) (bool, error) {
 	if c.zero() {
 		return false, errZero()
 	}
-	if _, err := c.cl.Conn(ctx); err != nil {
-		return false, c.wrap("initialize", err) // nothing was sent
+	if err := c.usable(ctx); err != nil {
+		return false, c.wrap("initialize", err)
 	}
 	_, err := c.cl.CreateWithParents(ctx, c.path, encode(n), zk.FlagPersistent)
 	switch {
@@ -169,6 +169,17 @@ func (c *Counter) Initialize(ctx context.Context, n int64) (bool, error) {
 	}
 	c.forget()
 	return false, c.failed("initialize", n, -1, err)
+}
+
+// usable is the error of a write that cannot be sent (ctx is over, the
+// client is closed or not started): a definite failure, before any I/O.
+// It waits for a connection, as the client's own operations would.
+func (c *Counter) usable(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err := c.cl.Conn(ctx)
+	return err
 }
 
 // failed is the error of a write made through the client (which retries
