@@ -33,7 +33,7 @@ const (
 	DropCreate      Kind = "drop-create" // the reply to the next create is lost
 	DropChildren    Kind = "drop-children"
 	DropDelete      Kind = "drop-delete"
-	DropSetData     Kind = "drop-set" // the reply to the next setData is lost (not in AllKinds: a workload asks for it)
+	DropSetData     Kind = "drop-set"    // the reply to the next setData is lost (not in AllKinds: a workload asks for it)
 	ServerPause     Kind = "pause"       // SIGSTOP one server, then SIGCONT
 	ServerKill      Kind = "kill"        // SIGKILL one server, then start it again
 	ServerStop      Kind = "stop"        // stop one server gracefully, then start it again
