@@ -43,14 +43,18 @@ func TestOneRoundTripPerUpdate(t *testing.T) {
 // TestStaleVersionCostsNoRetry: two handles take turns, so each one's
 // remembered version is always old. With no retry allowed (NTimes(0)),
 // every increment still succeeds: the write over the old version fails,
-// and the read and write that follow are not a retry.
+// and the read and write that follow are not a retry. After that one
+// wasted write each handle reads first (as Curator always does); once a
+// handle writes alone again, it finds its own version still there and goes
+// back to writing without a read.
 func TestStaleVersionCostsNoRetry(t *testing.T) {
 	itest.NoLeaks(t)
 	ns := itest.Namespace(t)
 	ctx := itest.Ctx(t, 30*time.Second)
 	never, err := retry.NTimes(0, 0)
 	require.NoError(t, err)
-	a := newCounter(t, itest.Connect(t, shared, itest.Opts{NS: ns}), "/counter", counter.WithRetryPolicy(never))
+	link := itest.NewLink(t)
+	a := newCounter(t, itest.Connect(t, shared, itest.Opts{NS: ns, Link: link}), "/counter", counter.WithRetryPolicy(never))
 	b := newCounter(t, itest.Connect(t, shared, itest.Opts{NS: ns}), "/counter", counter.WithRetryPolicy(never))
 	for i := range 20 {
 		h := a
@@ -58,11 +62,22 @@ func TestStaleVersionCostsNoRetry(t *testing.T) {
 			h = b
 		}
 		r, err := h.Increment(ctx)
-		tries := 2 // the stale write, then the fresh one
-		if i < 2 {
-			tries = 1 // each handle's first update reads first
+		tries := 1 // a first update reads first; and so does every update from the third on
+		if i == 2 || i == 3 {
+			tries = 2 // the write over the old version, then the fresh one
 		}
 		requireResult(t, r, err, int64(i), int64(i+1), tries, 0)
+	}
+	for i := 20; i < 25; i++ {
+		gets := link.Requests(faultlink.OpGetData)
+		r, err := a.Increment(ctx)
+		requireResult(t, r, err, int64(i), int64(i+1), 1, 0)
+		reads := link.Requests(faultlink.OpGetData) - gets
+		if i < 22 {
+			require.EqualValues(t, 1, reads, "increment %d reads first", i)
+		} else {
+			require.Zero(t, reads, "increment %d writes over its own version", i)
+		}
 	}
 }
 

@@ -32,6 +32,11 @@ type Counter struct {
 
 	mu   sync.Mutex
 	seen reading // the last reading this handle made or wrote
+	// readFirst is set while the remembered version keeps turning out old
+	// (other writers write between this handle's updates): updates then
+	// read before they write, as Curator's do, rather than waste a write.
+	// It is cleared when a read finds the remembered version still there.
+	readFirst bool
 }
 
 // reading is one look at the node: what it held at which version.
@@ -234,10 +239,19 @@ func (c *Counter) remember(r reading) {
 
 func (c *Counter) forget() { c.remember(reading{}) }
 
-func (c *Counter) remembered() reading {
+// recall returns the remembered reading and whether updates should read
+// first all the same.
+func (c *Counter) recall() (reading, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.seen
+	return c.seen, c.readFirst
+}
+
+// trust sets whether updates may write over the remembered version.
+func (c *Counter) trust(ok bool) {
+	c.mu.Lock()
+	c.readFirst = !ok
+	c.mu.Unlock()
 }
 
 func (c *Counter) wrap(what string, err error) error {

@@ -146,11 +146,14 @@ func (c *Counter) tries(ctx context.Context, res *Result, p plan, policy retry.P
 // declined on a fresh reading); stale that the try acted on a remembered
 // reading that turned out old.
 func (c *Counter) try(ctx context.Context, res *Result, p plan, tried *int) (done, stale bool, err error) {
-	r := c.remembered()
-	cached := r.known
+	last, readFirst := c.recall()
+	r, cached := last, last.known && !readFirst
 	if !cached {
 		if r, err = c.readFor(ctx, p.overwrite); err != nil {
 			return false, false, err
+		}
+		if last.known && r.exists == last.exists && r.version == last.version {
+			c.trust(true) // nobody wrote since: the remembered version would have done
 		}
 	}
 	if !r.exists && p.create {
@@ -178,6 +181,9 @@ func (c *Counter) try(ctx context.Context, res *Result, p plan, tried *int) (don
 		return false, false, err
 	case errors.Is(err, zk.ErrBadVersion), errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionMoved):
 		c.forget()
+		if cached {
+			c.trust(false) // others write between this handle's updates: read first from now on
+		}
 		return false, cached, nil
 	case refused(err):
 		return false, false, err
