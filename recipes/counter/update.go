@@ -140,44 +140,54 @@ func (c *Counter) tries(ctx context.Context, res *Result, p plan, policy retry.P
 	}
 }
 
-// try makes one try: it reads the node unless it remembers a reading,
-// makes it when it is missing (if p says so), and writes p's value
-// conditionally on the version read. done means finished (written, or p
-// declined on a fresh reading); stale that the try acted on a remembered
-// reading that turned out old.
+// try makes one try: it reads the node unless it trusts the reading it
+// remembers, makes it when it is missing (if p says so), and writes p's
+// value conditionally on the version read. done means finished (written,
+// or p declined on a fresh reading); stale that the try acted on a
+// remembered reading that turned out old.
 func (c *Counter) try(ctx context.Context, res *Result, p plan, tried *int) (done, stale bool, err error) {
 	last, readFirst := c.recall()
-	r, cached := last, last.known && !readFirst
-	if !cached {
-		if r, err = c.readFor(ctx, p.overwrite); err != nil {
+	cached := last.known && !readFirst
+	var s step
+	switch {
+	case cached:
+		s.r = last
+		if s.n, s.write = p.f(last); s.write {
+			s.st, s.sent, s.err = c.setOnce(ctx, encode(s.n), last.version)
+		}
+	default:
+		var fast bool
+		if s, fast, err = c.readWrite(ctx, p); err != nil {
 			return false, false, err
 		}
-		if last.known && r.exists == last.exists && r.version == last.version {
+		if fast {
+			c.remember(s.r)
+		} else if s, err = c.slowTry(ctx, p); errors.Is(err, errVanished) {
+			return false, false, nil // deleted again at once: a lost try
+		} else if err != nil {
+			return false, false, err
+		}
+		if last.known && s.r.exists == last.exists && s.r.version == last.version {
 			c.trust(true) // nobody wrote since: the remembered version would have done
 		}
 	}
-	if !r.exists && p.create {
-		if r, err = c.make(ctx, p.overwrite); err != nil || !r.exists {
-			return false, false, err // deleted again at once: a lost try
-		}
-	}
-	res.PreValue, res.PostValue, res.Version = r.value, r.value, r.version
-	n, write := p.f(r)
-	if !write {
+	res.PreValue, res.PostValue, res.Version = s.r.value, s.r.value, s.r.version
+	if !s.write {
 		if cached {
 			c.forget()
 			return false, true, nil // check against a fresh reading
 		}
 		return true, false, nil
 	}
-	*tried++
-	st, sent, err := c.setOnce(ctx, encode(n), r.version)
-	switch {
+	if s.sent {
+		*tried++
+	}
+	switch err := s.err; {
 	case err == nil:
-		c.remember(reading{known: true, exists: true, value: n, version: st.Version})
-		res.Succeeded, res.PostValue, res.Version = true, n, st.Version
+		c.remember(reading{known: true, exists: true, value: s.n, version: s.st.Version})
+		res.Succeeded, res.PostValue, res.Version = true, s.n, s.st.Version
 		return true, false, nil
-	case !sent:
+	case !s.sent:
 		return false, false, err
 	case errors.Is(err, zk.ErrBadVersion), errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionMoved):
 		c.forget()
@@ -189,7 +199,34 @@ func (c *Counter) try(ctx context.Context, res *Result, p plan, tried *int) (don
 		return false, false, err
 	}
 	c.forget()
-	return false, false, &MaybeAppliedError{Path: c.path, Version: r.version, Value: n, Err: c.closedCause(err)}
+	return false, false, &MaybeAppliedError{Path: c.path, Version: s.r.version, Value: s.n, Err: c.closedCause(s.err)}
+}
+
+// errVanished is slowTry's word for a node deleted again between its create
+// and its read: a lost try.
+var errVanished = errors.New("counter node deleted again at once")
+
+// slowTry is a try's read and write one after the other, through the
+// client (whose reads are retried under its policy), making the node first
+// when it is missing: for what readWrite leaves to it.
+func (c *Counter) slowTry(ctx context.Context, p plan) (step, error) {
+	r, err := c.readFor(ctx, p.overwrite)
+	if err != nil {
+		return step{}, err
+	}
+	if !r.exists && p.create {
+		if r, err = c.make(ctx, p.overwrite); err != nil {
+			return step{}, err
+		}
+		if !r.exists {
+			return step{}, errVanished
+		}
+	}
+	s := step{r: r}
+	if s.n, s.write = p.f(r); s.write {
+		s.st, s.sent, s.err = c.setOnce(ctx, encode(s.n), r.version)
+	}
+	return s, nil
 }
 
 // closedCause is err, or, when the client has closed (go-zookeeper then
