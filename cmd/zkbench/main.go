@@ -214,6 +214,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := o.cache.check(fs, &o.run, o.all); err != nil {
 		return o, err
 	}
+	if err := o.counter.check(fs, o.run.recipe, o.all); err != nil {
+		return o, err
+	}
 	if o.all {
 		if o.run.session <= 0 {
 			return o, fmt.Errorf("-session must be positive, got %v", o.run.session)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +73,40 @@ func (f *counterFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.fresh, "fresh", false, "counter: a new handle for each increment, so every update reads first (as Curator's)")
 }
 
+// counterFlagNames are the flags only the counter recipes take.
+var counterFlagNames = []string{"retry-base", "retries", "lock", "think", "fresh"}
+
+// check refuses the counter flags with another recipe (or -all) and bad
+// values.
+func (f counterFlags) check(fs *flag.FlagSet, recipe string, all bool) error {
+	var set []string
+	fs.Visit(func(fl *flag.Flag) {
+		if slices.Contains(counterFlagNames, fl.Name) {
+			set = append(set, "-"+fl.Name)
+		}
+	})
+	if len(set) > 0 && (all || !isCounterRecipe(recipe)) {
+		return fmt.Errorf("%v only go with -recipe %s", set, strings.Join(counterRecipeNames, "|"))
+	}
+	if !isCounterRecipe(recipe) {
+		return nil
+	}
+	return f.valid(recipe)
+}
+
+// valid reports a bad value of the counter flags.
+func (f counterFlags) valid(recipe string) error {
+	switch {
+	case f.base < 0 || f.base%time.Millisecond != 0 || f.retries < 0:
+		return fmt.Errorf("-retry-base must be whole milliseconds, 0 or more, and -retries at least 0, got %v, %d", f.base, f.retries)
+	case f.think < 0 || f.think%time.Millisecond != 0:
+		return fmt.Errorf("-think must be whole milliseconds, 0 or more, got %v", f.think)
+	case f.fresh && recipe != recipeCounter:
+		return fmt.Errorf("-fresh only goes with -recipe %s", recipeCounter)
+	}
+	return nil
+}
+
 func (f counterFlags) describe() string {
 	p := fmt.Sprintf("exp(%v,%d)", f.base, f.retries)
 	if f.base == 0 {
@@ -133,13 +168,8 @@ func runCounter(ctx context.Context, e *env, cfg runConfig, f counterFlags) (cou
 	if err := cfg.validate(); err != nil {
 		return counterResult{}, err
 	}
-	switch {
-	case f.base < 0 || f.base%time.Millisecond != 0 || f.retries < 0:
-		return counterResult{}, fmt.Errorf("-retry-base must be whole milliseconds, 0 or more, and -retries at least 0, got %v, %d", f.base, f.retries)
-	case f.think < 0 || f.think%time.Millisecond != 0:
-		return counterResult{}, fmt.Errorf("-think must be whole milliseconds, 0 or more, got %v", f.think)
-	case f.fresh && cfg.recipe != recipeCounter:
-		return counterResult{}, fmt.Errorf("-fresh only goes with -recipe %s", recipeCounter)
+	if err := f.valid(cfg.recipe); err != nil {
+		return counterResult{}, err
 	}
 	dir, err := e.runDir(fmt.Sprintf("%s-w%d", cfg.recipe, cfg.workers))
 	if err != nil {
@@ -271,7 +301,8 @@ func counterPhase(ctx context.Context, ws []counterWorker, iters int, budget tim
 			}()
 			rng := rand.New(rand.NewPCG(uint64(i), uint64(time.Now().UnixNano())))
 			for done := 0; done < iters && ctx.Err() == nil; {
-				if w.think > 0 && sleepCtx(ctx, time.Duration(rng.Int64N(int64(w.think)))) != nil {
+				// Whole milliseconds below -think, as the java side draws them.
+				if ms := w.think.Milliseconds(); ms > 0 && sleepCtx(ctx, time.Duration(rng.Int64N(ms))*time.Millisecond) != nil {
 					return
 				}
 				start := time.Now()
