@@ -86,7 +86,7 @@ sum() { sel "$1" "$2" | field "$3" | awk '{s+=$1} END {print s+0}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "nan"}'; }
 
 echo
-echo "Medians of $ROUNDS rounds, each measurement $BUDGET after 200 unmeasured increments per worker; one local ZooKeeper 3.8; each worker its own session; optimistic tries under ExponentialBackoff(1 ms, 29) on both sides."
+echo "Medians of $ROUNDS rounds, each measurement $BUDGET after 200 unmeasured increments per worker; one local ZooKeeper 3.8; each worker its own session; optimistic tries under ExponentialBackoff(1 ms, 29) on both sides (W=10 lock: 3 retries, then the promoted lock under the same policy)."
 echo "Load before: ${load_before##*load average: }; after: ${load_after##*load average: } ($(nproc) cores)."
 echo
 echo "| run | Go incs/s | Go, reading first | Curator incs/s | Go ÷ Curator | by round | Go p50 / p99 ms | Curator p50 / p99 ms | writes per increment Go / Curator | fewest–most by one worker Go / Curator | violations Go / Curator |"

@@ -34,10 +34,12 @@
 // handle reads and tries again at once; that costs no retry. After such a
 // miss the handle reads first, as Curator does, so that processes taking
 // turns waste no writes; as soon as a read finds the handle's own last
-// version still there, it writes directly again. Under a tight loop of
-// several writers this favours the one that wrote last, whose version is
-// always current: throughput goes up, fairness down (a PromotedLock gives
-// the losers a queue).
+// version still there, it writes directly again. A try's read, decision
+// and write run on one goroutine, so that nothing but the decision comes
+// between the read's answer and the write. Under a tight loop of several
+// writers the one that wrote last keeps winning, its version being always
+// current: throughput goes up, fairness down. A PromotedLock queues the
+// losers, but an optimistic writer does not wait for it.
 //
 // # Outcomes
 //
