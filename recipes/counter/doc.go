@@ -54,8 +54,9 @@
 // Only ErrMaybeApplied (a *MaybeAppliedError) leaves the counter possibly
 // changed. Curator cannot tell this case apart: its client retries a
 // setData whose connection dropped, and a retry that finds its own first
-// write there sees a version conflict, reads the new value and adds again,
-// so a lost reply can count an increment twice. Here a write is sent once
+// write there fails on the version, which DistributedAtomicValue takes for
+// another writer's: it reads the new value and adds again, so a lost reply
+// can count an increment twice. Here a write is sent once
 // and never retried blindly: after a lost reply the call returns a
 // *MaybeAppliedError with the version the write required and the value it
 // would have left. Each successful write makes exactly one new version of
