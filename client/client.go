@@ -28,6 +28,7 @@ type Client struct {
 	firstSess chan struct{}
 	wg        sync.WaitGroup
 	pending   atomic.Int64 // guaranteed deletes still running
+	givenUp   atomic.Int64 // guaranteed deletes the server refused for good
 
 	mu          sync.Mutex
 	started     bool
@@ -36,11 +37,13 @@ type Client struct {
 	conn        *zk.Conn      // nil while (re)dialing
 	connReady   chan struct{} // closed once conn may carry requests (credentials sent)
 	state       State         // zero until the first session
+	stateSince  time.Time     // when state was published
 	sess        *Session
 	sessChanged chan struct{} // closed and replaced whenever sess changes
 	discCh      chan struct{} // closed when the connection is lost; replaced when it is back
 	upCh        chan struct{} // closed while a session's connection is up; replaced when it is lost
 	expiry      *time.Timer
+	starting    *startWatch   // while Start waits for the first session, else nil
 	negotiated  time.Duration // session timeout the server granted; 0 until the first session
 	subs        map[*pubsub.Sub[StateChange]]struct{}
 	nodeSubs    map[*nodeSub]struct{} // NodeEvents' subscribers
@@ -74,6 +77,10 @@ func New(opts ...Option) (*Client, error) {
 	if cfg.dialer == nil {
 		cfg.dialer = net.DialTimeout
 	}
+	cfg.base = cfg.dialer
+	if cfg.tls != nil {
+		cfg.dialer = tlsDialer(cfg.base, cfg.tls)
+	}
 	return &Client{
 		cfg:         cfg,
 		log:         cfg.logger,
@@ -88,6 +95,13 @@ func New(opts ...Option) (*Client, error) {
 
 // Start connects and returns once the first session is established
 // (StateConnected) or ctx ends. A Start that fails may be called again.
+//
+// It fails at once, with a *TLSError (errors.Is(err, ErrTLS)), when every
+// server has refused the connection for TLS's sake for a reason that will
+// not pass by itself (see WithTLS): a certificate that does not verify, a
+// client certificate the server refused, a plain port dialled with TLS or
+// a TLS port without it. When ctx ends first, the error wraps ctx's and
+// the last TLS failure, if any.
 func (c *Client) Start(ctx context.Context) error {
 	if c == nil || c.closedCh == nil {
 		return errZeroClient()
@@ -103,7 +117,16 @@ func (c *Client) Start(ctx context.Context) error {
 	}
 	c.started = true
 	gen := c.nextGenLocked()
+	sw := newStartWatch()
+	c.starting = sw
 	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		if c.starting == sw {
+			c.starting = nil
+		}
+		c.mu.Unlock()
+	}()
 
 	if err := c.dial(gen); err != nil {
 		c.mu.Lock()
@@ -111,6 +134,7 @@ func (c *Client) Start(ctx context.Context) error {
 		c.mu.Unlock()
 		return err
 	}
+	var refused error
 	select {
 	case <-c.firstSess:
 		c.awaitUp(ctx)
@@ -118,12 +142,14 @@ func (c *Client) Start(ctx context.Context) error {
 	case <-c.closedCh:
 		return ErrClosed
 	case <-ctx.Done():
+	case refused = <-sw.fail:
 	}
 	c.mu.Lock()
 	if c.sess != nil { // the session won the race with ctx
 		c.mu.Unlock()
 		return nil
 	}
+	last := sw.last
 	conn := c.conn
 	c.conn = nil
 	c.started = false
@@ -131,6 +157,12 @@ func (c *Client) Start(ctx context.Context) error {
 	c.mu.Unlock()
 	if conn != nil {
 		conn.Close()
+	}
+	switch {
+	case refused != nil:
+		return fmt.Errorf("zkrecipes: start: no session with %v: %w", c.cfg.servers, refused)
+	case last != nil:
+		return fmt.Errorf("zkrecipes: start: no session with %v: %w (last failure: %w)", c.cfg.servers, ctx.Err(), last)
 	}
 	return fmt.Errorf("zkrecipes: start: no session with %v: %w", c.cfg.servers, ctx.Err())
 }

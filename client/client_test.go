@@ -23,6 +23,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		"empty ACL":        {WithServers("127.0.0.1:1"), WithACL()},
 		"no digest user":   {WithServers("127.0.0.1:1"), WithDigestAuth("", "pw")},
 		"nil option":       {WithServers("127.0.0.1:1"), nil},
+		"nil TLS config":   {WithServers("127.0.0.1:1"), WithTLS(nil)},
+		"nil ACL provider": {WithServers("127.0.0.1:1"), WithACLProvider(nil)},
 	}
 	for name, opts := range cases {
 		c, err := New(opts...)

@@ -33,12 +33,14 @@ func (c *Client) dial(gen uint64) error {
 		zk.WithDialer(func(network, address string, timeout time.Duration) (net.Conn, error) {
 			raw, err := userDial(network, address, timeout)
 			if err != nil {
+				c.dialFailed(gen, address, err)
 				return nil, err
 			}
 			if raw == nil {
 				return nil, fmt.Errorf("zkrecipes: dialer returned no connection to %s", address)
 			}
-			return newLiveConn(newReadAheadConn(raw), c.log, ref.setTimeout, ref.holdFor), nil
+			raw = c.watchFirstReply(gen, address, raw)
+			return newLiveConn(raw, c.log, ref.setTimeout, ref.holdFor), nil
 		}),
 		zk.WithEventCallback(func(ev zk.Event) { c.onEvent(gen, ref, ev) }),
 		zk.WithLogger(zkLogger{c.log}),

@@ -156,10 +156,10 @@ var errAbandoned = errors.New("zkrecipes: request abandoned in flight")
 // its result on that goroutine, to undo what fn may have done. Exactly one
 // of the two happens: either the caller gets fn's result, or orphaned does.
 //
-// The goroutine counts in c.wg, so Close (which closes the connection, and
-// so fails every request in flight at once) waits for it; await returns
-// ErrClosed instead of starting it on a closed client. A ctx that can never
-// end runs fn on the caller's goroutine.
+// fn counts in c.wg while it runs, so Close (which closes the connection,
+// and so fails every request in flight at once) waits for it; await returns
+// ErrClosed instead of starting it on a closed client. fn runs on a request
+// goroutine (see goRun); a ctx that can never end runs it on the caller's.
 func await[T any](ctx context.Context, c *Client, fn func() (T, error), orphaned func(T, error)) (T, error) {
 	if ctx.Done() == nil {
 		return fn()
@@ -184,7 +184,7 @@ func await[T any](ctx context.Context, c *Client, fn func() (T, error), orphaned
 	)
 	var state atomic.Int32
 	res := make(chan result, 1)
-	go func() {
+	goRun(func() {
 		defer c.wg.Done()
 		v, err := fn()
 		if state.CompareAndSwap(running, delivered) {
@@ -194,7 +194,7 @@ func await[T any](ctx context.Context, c *Client, fn func() (T, error), orphaned
 		if orphaned != nil {
 			orphaned(v, err)
 		}
-	}()
+	})
 	select {
 	case r := <-res:
 		return r.v, r.err

@@ -46,4 +46,12 @@
 // removed the node). Its bound is the session's life, never the retry policy;
 // PendingDeletes counts those still going. Every node the recipes give up is
 // deleted this way.
+//
+// WithTLS makes every connection a TLS one (over WithDialer's dialer), to
+// ZooKeeper's secureClientPort; a handshake that fails is a *TLSError, and
+// Start returns one at once when no server can be reached for a reason that
+// will not pass (see Start). Every node the client creates, the recipes'
+// included, takes the client's ACL (WithACL, or per path WithACLProvider);
+// an operation the ACLs refuse returns an *ACLError at once
+// (errors.Is(err, ErrNoAuth)): it is never retried.
 package client

@@ -86,7 +86,15 @@ func (c *Client) loseLocked() {
 }
 
 func (c *Client) publishLocked(s State, sid int64) {
-	c.state = s
+	prev, since := c.state, c.stateSince
+	c.state, c.stateSince = s, time.Now()
+	if h := c.cfg.hooks; h != nil && h.State != nil {
+		in := time.Duration(0)
+		if !since.IsZero() {
+			in = c.stateSince.Sub(since)
+		}
+		h.State(StateHook{State: s, Previous: prev, InPrevious: in, SessionID: sid})
+	}
 	switch s {
 	case StateSuspended, StateLost:
 		c.markDisconnectedLocked()

@@ -24,6 +24,12 @@ var ErrDeletePending = errors.New("zkrecipes: delete continues in the background
 // is gone or the client closes. The error returned then wraps
 // ErrDeletePending and the cause. An absent node is success.
 //
+// A delete the server refuses for good (the parent's ACL does not let
+// this client delete: an *ACLError, errors.Is(err, ErrNoAuth); or the node
+// has children) is not retried: the error is returned, or, in the
+// background, logged, and DeletesGivenUp counts it. The node then stays
+// until its session ends (an ephemeral one) or someone allowed deletes it.
+//
 // PendingDeletes counts the deletes still running in the background.
 func (c *Client) DeleteGuaranteed(ctx context.Context, path string, sess *Session) error {
 	full, err := c.abs(path)
@@ -32,6 +38,7 @@ func (c *Client) DeleteGuaranteed(ctx context.Context, path string, sess *Sessio
 	}
 	err = c.DeleteIfExists(ctx, path)
 	if err == nil || !mayPass(err) {
+		c.countGivenUp(err)
 		return err
 	}
 	c.keepDeleting("node "+full, sess, func(conn *zk.Conn) error {
@@ -50,6 +57,35 @@ func (c *Client) PendingDeletes() int {
 		return 0
 	}
 	return int(c.pending.Load())
+}
+
+// notePending tells the DeletesPending hook the new count.
+func (c *Client) notePending(n int64) {
+	if h := c.cfg.hooks; h != nil && h.DeletesPending != nil {
+		h.DeletesPending(int(n))
+	}
+}
+
+// DeletesGivenUp is the number of guaranteed deletes (DeleteGuaranteed,
+// and the clean-up of CreateProtected) that the server refused for good,
+// for want of permission or because the node has children: they are not
+// retried.
+func (c *Client) DeletesGivenUp() int64 {
+	if c == nil || c.closedCh == nil {
+		return 0
+	}
+	return c.givenUp.Load()
+}
+
+// countGivenUp counts err when it is the server's final refusal of a
+// delete (not a bad argument, nor a closed client).
+func (c *Client) countGivenUp(err error) {
+	for _, refusal := range []error{zk.ErrNoAuth, zk.ErrNotEmpty, zk.ErrBadVersion} {
+		if errors.Is(err, refusal) {
+			c.givenUp.Add(1)
+			return
+		}
+	}
 }
 
 // mayPass reports whether a failed delete may succeed later: anything but
@@ -72,12 +108,12 @@ func (c *Client) keepDeleting(what string, sess *Session, op func(conn *zk.Conn)
 		return
 	}
 	c.wg.Add(1)
-	c.pending.Add(1)
+	c.notePending(c.pending.Add(1))
 	c.mu.Unlock()
 	c.log.Warn("delete pending: retried in the background on every reconnect while its session lives", "what", what)
 	go func() {
 		defer c.wg.Done()
-		defer c.pending.Add(-1)
+		defer func() { c.notePending(c.pending.Add(-1)) }()
 		c.deleteLoop(what, sess, op)
 	}()
 }
@@ -108,6 +144,7 @@ func (c *Client) deleteLoop(what string, sess *Session, op func(conn *zk.Conn) e
 			return
 		}
 		if !mayPass(err) || lastChance {
+			c.countGivenUp(err)
 			c.log.Warn("pending delete given up", "what", what, "err", err)
 			return
 		}

@@ -84,6 +84,9 @@ func (l *liveConn) readHeld(p []byte) (n int, err error, done bool) {
 			}
 			continue
 		}
+		if err := l.applyReadDeadline(); err != nil {
+			return 0, err, true
+		}
 		buf := make([]byte, max(len(p), 512))
 		k, err := l.Conn.Read(buf)
 		if k > 0 {

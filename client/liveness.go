@@ -55,6 +55,16 @@ type liveConn struct {
 	released bool
 	held     []byte // read from the connection while holding, not yet passed on
 	passLeft int64  // how many bytes from held's start may be passed on now
+
+	// Buffered reads (see liveread.go). rmu serialises readers; rbuf[rpos:]
+	// is read from the connection and not yet passed on (guarded by mu).
+	rmu  sync.Mutex
+	rbuf []byte
+	rpos int
+	// The read deadline go-zookeeper last set, applied to the connection
+	// only before a read that has to wait for it (guarded by mu).
+	readDeadline time.Time
+	deadlineSet  bool
 }
 
 // sentFrame is one request whose reply has not arrived yet.
@@ -94,22 +104,6 @@ func (l *liveConn) Write(p []byte) (int, error) {
 	l.out.feed(p, now, l.sentLocked)
 	l.mu.Unlock()
 	return l.Conn.Write(p)
-}
-
-// Read reads, then notes the replies (and the connect response) that arrived.
-// After the connect response of a resumed session it may hold replies back
-// (see hold.go).
-func (l *liveConn) Read(p []byte) (int, error) {
-	if n, err, done := l.readHeld(p); done {
-		return n, err
-	}
-	n, err := l.Conn.Read(p)
-	if n > 0 {
-		l.mu.Lock()
-		l.in.feed(p[:n], time.Time{}, l.receivedLocked)
-		l.mu.Unlock()
-	}
-	return n, err
 }
 
 // Close stops the watchdog and closes the connection.

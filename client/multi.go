@@ -44,7 +44,7 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 			out[i].String = c.rel(out[i].String)
 		}
 	}
-	return out, err
+	return out, aclErr("multi", multiPath(ops), err)
 }
 
 // absOp copies one Multi op with its path under the namespace. The copy owns
@@ -56,8 +56,8 @@ func (c *Client) absOp(op any) (any, error) {
 		if o != nil {
 			cp, err := copyOp(c, o, func(r *zk.CreateRequest) *string { return &r.Path })
 			cp.Data, cp.Acl = bytes.Clone(o.Data), slices.Clone(o.Acl)
-			if cp.Acl == nil {
-				cp.Acl = c.acl
+			if cp.Acl == nil && err == nil {
+				cp.Acl = c.aclFor(cp.Path)
 			}
 			return cp, err
 		}
@@ -96,4 +96,22 @@ func (c *Client) RetryPolicy() retry.Policy {
 		return retry.Default()
 	}
 	return c.cfg.policy
+}
+
+// multiPath names a transaction in an error by its first op's path.
+func multiPath(ops []any) string {
+	if len(ops) == 0 {
+		return ""
+	}
+	switch o := ops[0].(type) {
+	case *zk.CreateRequest:
+		return o.Path
+	case *zk.DeleteRequest:
+		return o.Path
+	case *zk.SetDataRequest:
+		return o.Path
+	case *zk.CheckVersionRequest:
+		return o.Path
+	}
+	return ""
 }

@@ -63,7 +63,7 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error)
 		data, st, err := conn.Get(full)
 		return readReply{data: data, stat: st}, err
 	})
-	return r.data, r.stat, err
+	return r.data, r.stat, aclErr("get", path, err)
 }
 
 // GetW is Get that also leaves a data watch on the node. The channel gets one
@@ -79,7 +79,7 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-cha
 		data, st, ch, err := conn.GetW(full)
 		return readReply{data: data, stat: st, watch: ch}, err
 	})
-	return r.data, r.stat, r.watch, err
+	return r.data, r.stat, r.watch, aclErr("get", path, err)
 }
 
 // Set writes a node's data if its version matches (-1 for any version).
@@ -91,9 +91,10 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 		return nil, err
 	}
 	data = detach(ctx, data)
-	return runResult(c, ctx, func(conn *zk.Conn) (*zk.Stat, error) {
+	st, err := runResult(c, ctx, func(conn *zk.Conn) (*zk.Stat, error) {
 		return conn.Set(full, data, version)
 	})
+	return st, aclErr("set", path, err)
 }
 
 // Exists reports whether a node exists, with its stat when it does.
@@ -106,7 +107,7 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *zk.Stat, error
 		ok, st, err := conn.Exists(full)
 		return readReply{ok: ok, stat: st}, err
 	})
-	return r.ok, r.stat, err
+	return r.ok, r.stat, aclErr("exists", path, err)
 }
 
 // ExistsW is Exists that leaves a watch, whether or not the node exists.
@@ -120,7 +121,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, <-ch
 		ok, st, ch, err := conn.ExistsW(full)
 		return readReply{ok: ok, stat: st, watch: ch}, err
 	})
-	return r.ok, r.stat, r.watch, err
+	return r.ok, r.stat, r.watch, aclErr("exists", path, err)
 }
 
 // Children lists a node's children (names, unsorted).
@@ -133,7 +134,7 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat,
 		kids, st, err := conn.Children(full)
 		return readReply{kids: kids, stat: st}, err
 	})
-	return r.kids, r.stat, err
+	return r.kids, r.stat, aclErr("children", path, err)
 }
 
 // ChildrenW is Children that leaves a child watch on the node. A call
@@ -147,7 +148,7 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat
 		kids, st, ch, err := conn.ChildrenW(full)
 		return readReply{kids: kids, stat: st, watch: ch}, err
 	})
-	return r.kids, r.stat, r.watch, err
+	return r.kids, r.stat, r.watch, aclErr("children", path, err)
 }
 
 // Delete deletes a node if its version matches (-1 for any version).
@@ -159,7 +160,7 @@ func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 	if err != nil {
 		return err
 	}
-	return c.run(ctx, func(conn *zk.Conn) error { return conn.Delete(full, version) })
+	return aclErr("delete", path, c.run(ctx, func(conn *zk.Conn) error { return conn.Delete(full, version) }))
 }
 
 // DeleteIfExists deletes a node, treating "already gone" as success.
@@ -188,7 +189,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, flags int
 	}
 	data = detach(ctx, data)
 	out, err := runResult(c, ctx, func(conn *zk.Conn) (string, error) {
-		out, err := conn.Create(full, data, flags, c.acl)
+		out, err := conn.Create(full, data, flags, c.aclFor(full))
 		if errors.Is(err, zk.ErrNoNode) && c.underNamespaceRoot(full) {
 			// WithNamespace promises the namespace's nodes on demand, so a
 			// node right under the namespace root must not fail for want of
@@ -199,11 +200,11 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, flags int
 			if err = c.ensureContainers(conn, c.cfg.namespace); err != nil {
 				return "", err
 			}
-			out, err = conn.Create(full, data, flags, c.acl)
+			out, err = conn.Create(full, data, flags, c.aclFor(full))
 		}
 		return out, err
 	})
-	return c.rel(out), err
+	return c.rel(out), aclErr("create", path, err)
 }
 
 // underNamespaceRoot reports whether the absolute path full is a direct child
@@ -225,7 +226,7 @@ func (c *Client) CreateWithParents(ctx context.Context, path string, data []byte
 	out, err := runResult(c, ctx, func(conn *zk.Conn) (string, error) {
 		return c.createWithParents(conn, full, data, flags)
 	})
-	return c.rel(out), err
+	return c.rel(out), aclErr("create", path, err)
 }
 
 // detach copies data that a request may still read after its caller has

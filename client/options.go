@@ -1,6 +1,7 @@
 package client
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -29,8 +30,12 @@ type config struct {
 	namespace      string
 	auth           []authEntry
 	acl            []zk.ACL
-	dialer         Dialer
+	aclFor         ACLProvider
+	dialer         Dialer      // every connection's: base, with TLS over it when tls is set
+	base           Dialer      // WithDialer's, or net.DialTimeout
+	tls            *tls.Config // WithTLS's, or nil
 	logger         *slog.Logger
+	hooks          *Hooks
 	errs           []error
 }
 
@@ -104,7 +109,11 @@ func WithDigestAuth(user, password string) Option {
 }
 
 // WithACL sets the ACL of every node the client creates (default: world
-// all, or "creator all" when digest auth is configured).
+// all, or "creator all" when digest auth is configured): every recipe's
+// nodes and the containers made as their parents take it.
+// CreatorAllWorldReadACL lets others read but not write; WithACLProvider
+// chooses per path. An operation the ACLs refuse fails at once, without
+// retries, with an *ACLError (errors.Is(err, ErrNoAuth)).
 func WithACL(acl ...zk.ACL) Option {
 	return func(c *config) {
 		if len(acl) == 0 {
@@ -123,6 +132,36 @@ func WithDialer(d Dialer) Option {
 			return
 		}
 		c.dialer = d
+	}
+}
+
+// WithTLS makes every connection a TLS one with cfg (cloned; a nil cfg is
+// an error): the client dials with WithDialer's dialer (or TCP), then
+// completes a handshake before any ZooKeeper traffic, so TLS composes with
+// a proxy or a test link given to WithDialer, in either order. An empty
+// cfg.ServerName is taken from each address dialled ("host" of
+// "host:port"): the server's certificate must name it, an IP address as
+// an IP SAN. ZooKeeper serves TLS on its secureClientPort with the Netty
+// connection factory, and by default asks for a client certificate
+// (cfg.Certificates) signed by an authority in its truststore.
+//
+// A handshake that fails is a *TLSError (errors.Is(err, ErrTLS)). Start
+// returns one at once when every server fails so for a reason that will
+// not pass by itself: the server's certificate does not verify or does
+// not name the address, the server refused the client's certificate, or
+// the port is a plain ZooKeeper one. A client without WithTLS that
+// reaches a TLS port gets one too. Other handshake failures (a timeout, a
+// connection reset) are retried like any failed dial; Start's error when
+// its ctx ends wraps the last one. After the first session, every failed
+// handshake is retried: the client keeps trying, as it does for a server
+// that is down.
+func WithTLS(cfg *tls.Config) Option {
+	return func(c *config) {
+		if cfg == nil {
+			c.errs = append(c.errs, invalidArg("nil TLS config"))
+			return
+		}
+		c.tls = cfg.Clone()
 	}
 }
 

@@ -17,7 +17,7 @@ var errParentsVanish = errors.New("zkrecipes: parent nodes keep disappearing")
 // createWithParents creates full, making missing ancestors as containers
 // whenever the server answers NoNode. Paths are absolute (namespaced).
 func (c *Client) createWithParents(conn *zk.Conn, full string, data []byte, flags int32) (string, error) {
-	return c.withParents(conn, full, func() (string, error) { return conn.Create(full, data, flags, c.acl) })
+	return c.withParents(conn, full, func() (string, error) { return conn.Create(full, data, flags, c.aclFor(full)) })
 }
 
 // withParents runs create, a create of the absolute path full, making
@@ -41,7 +41,7 @@ func (c *Client) ensureContainers(conn *zk.Conn, p string) error {
 		return nil
 	}
 	for round := 0; round < maxParentRounds; round++ {
-		_, err := conn.CreateContainer(p, nil, zk.FlagContainer, c.acl)
+		_, err := conn.CreateContainer(p, nil, zk.FlagContainer, c.aclFor(p))
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNodeExists):
 			return nil

@@ -35,15 +35,31 @@ func validateSyntax(p string) error {
 	case !utf8.ValidString(p):
 		return &PathError{Path: p, Reason: "not valid UTF-8"}
 	}
-	for seg := range strings.SplitSeq(p[1:], "/") {
+	for rest := p[1:]; ; {
+		seg, tail, more := strings.Cut(rest, "/")
 		switch seg {
 		case "":
 			return &PathError{Path: p, Reason: "empty segment ('//')"}
 		case ".", "..":
 			return &PathError{Path: p, Reason: "relative segment '" + seg + "'"}
 		}
+		if !more {
+			break
+		}
+		rest = tail
 	}
-	for _, r := range p {
+	for i := 0; i < len(p); i++ {
+		if b := p[i]; b >= utf8.RuneSelf || b < 0x20 || b == 0x7f {
+			return checkRunes(p[i:], p) // the rare path: decode runes
+		}
+	}
+	return nil
+}
+
+// checkRunes is validateSyntax's check of the characters of rest, the part
+// of p from its first byte that is not printable ASCII.
+func checkRunes(rest, p string) error {
+	for _, r := range rest {
 		if forbiddenRune(r) {
 			return &PathError{Path: p, Reason: "forbidden character " + quoteRune(r)}
 		}

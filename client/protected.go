@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -41,21 +42,25 @@ type ProtectedNode struct {
 // the connection is down (see DeleteGuaranteed). CreateProtected waits for
 // that cleanup only briefly (2 s) past the end of ctx.
 func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, flags int32) (ProtectedNode, error) {
-	return c.createProtected(ctx, path, data, flags, 0)
+	node, _, err := c.createProtected(ctx, path, data, flags, 0, "")
+	return node, err
 }
 
 // createProtected is CreateProtected, of a TTL node when ttl > 0 (see
-// CreateProtectedTTL, which validates flags and ttl).
-func (c *Client) createProtected(ctx context.Context, path string, data []byte, flags int32, ttl time.Duration) (ProtectedNode, error) {
+// CreateProtectedTTL, which validates flags and ttl), that, when replace
+// (an absolute path) is set, deletes that node in the same transaction as
+// the create (see ReplaceProtected). replaced reports that a transaction
+// that did both committed; when false, replace may still exist.
+func (c *Client) createProtected(ctx context.Context, path string, data []byte, flags int32, ttl time.Duration, replace string) (_ ProtectedNode, replaced bool, _ error) {
 	full, err := c.abs(path)
 	if err != nil {
-		return ProtectedNode{}, err
+		return ProtectedNode{}, false, err
 	}
 	// Judge the path as given, not its namespaced form: under a namespace,
 	// "/" becomes the namespace root, whose parent lies outside the
 	// namespace, and the node would be created there.
 	if path == "/" {
-		return ProtectedNode{}, &PathError{Path: path, Reason: "a protected node needs a parent and a name"}
+		return ProtectedNode{}, false, &PathError{Path: path, Reason: "a protected node needs a parent and a name"}
 	}
 	parent := parentOf(full)
 	name := full[len(parent):]
@@ -84,7 +89,7 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 			return zk.ErrConnectionClosed // retryable: the next attempt takes it
 		}
 		step := protectedStep{parent: parent, tag: tag, target: target, data: data, flags: flags, ttl: ttl,
-			ephemeral: ephemeral, sess: sess, search: maybeCreated}
+			ephemeral: ephemeral, sess: sess, search: maybeCreated, replace: replace}
 		done := make(chan struct{})
 		r, err := await(ctx, c, func() (stepResult, error) { return c.createStep(conn, step) },
 			func(r stepResult, err error) {
@@ -106,6 +111,7 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 			return err
 		}
 		node = ProtectedNode{Path: c.rel(r.path), Session: sess}
+		replaced = r.replaced
 		return nil
 	})
 	if err != nil {
@@ -115,9 +121,9 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		case cleaned != nil:
 			c.awaitCleanup(cleaned)
 		}
-		return ProtectedNode{}, err
+		return ProtectedNode{}, false, aclErr("create", path, err)
 	}
-	return node, nil
+	return node, replaced, nil
 }
 
 // awaitCleanup waits, within removeWithin, for the cleanup of an abandoned
@@ -143,13 +149,15 @@ type protectedStep struct {
 	ttl                 time.Duration // > 0: a TTL node (CreateProtectedTTL)
 	ephemeral           bool
 	sess                *Session
-	search              bool // an earlier attempt's create may have succeeded unseen
+	search              bool   // an earlier attempt's create may have succeeded unseen
+	replace             string // a node to delete in the create's transaction, or ""
 }
 
 // stepResult is what an attempt of CreateProtected learnt.
 type stepResult struct {
 	path         string // absolute path of the node made or found, on success
 	maybeCreated bool   // on failure: a node may exist that no one knows of
+	replaced     bool   // on success: the step's transaction also deleted s.replace
 }
 
 // createStep looks for the node an earlier attempt may have made (when
@@ -169,6 +177,20 @@ func (c *Client) createStep(conn *zk.Conn, s protectedStep) (stepResult, error) 
 				return stepResult{maybeCreated: true}, err
 			}
 		}
+	}
+	if s.replace != "" && s.ttl == 0 {
+		res, err := conn.Multi(&zk.DeleteRequest{Path: s.replace, Version: -1},
+			&zk.CreateRequest{Path: s.target, Data: s.data, Acl: c.aclFor(s.target), Flags: s.flags})
+		switch {
+		case err == nil && len(res) == 2:
+			return stepResult{path: res[1].String, replaced: true}, nil
+		case err == nil || c.retryable(err):
+			// The transaction may have committed unseen: the next
+			// attempt searches, and the caller deletes s.replace.
+			return stepResult{maybeCreated: true}, cmp.Or(err, errShortMulti)
+		}
+		// The server refused the transaction as a whole (the node to
+		// delete is gone, say): nothing of it happened; create alone.
 	}
 	out, err := c.createNodeWithParents(conn, s.target, s.data, s.flags, s.ttl)
 	if err != nil {
@@ -196,6 +218,10 @@ func (c *Client) removeProtected(parent, tag string) {
 	ctx, cancel := context.WithTimeout(context.Background(), removeWithin)
 	defer cancel()
 	if err := c.run(ctx, op); err == nil || !mayPass(err) {
+		if err != nil {
+			c.countGivenUp(err)
+			c.log.Warn("could not delete a protected node; it goes with its session", "parent", parent, "tag", tag, "err", err)
+		}
 		return
 	}
 	c.keepDeleting("protected node "+parent+"/"+tag+"*", nil, op)
@@ -233,3 +259,7 @@ func (c *Client) findProtected(conn *zk.Conn, parent, tag string) (*foundNode, e
 	}
 	return nil, nil
 }
+
+// errShortMulti is a transaction's error when the server answered with
+// fewer results than ops. It is retryable: the outcome is unknown.
+var errShortMulti = zk.ErrConnectionClosed

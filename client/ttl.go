@@ -37,17 +37,17 @@ func (c *Client) CreateTTL(ctx context.Context, path string, data []byte, flags 
 	}
 	data = detach(ctx, data)
 	out, err := runResult(c, ctx, func(conn *zk.Conn) (string, error) {
-		out, err := conn.CreateTTL(full, data, flags, c.acl, ttl)
+		out, err := conn.CreateTTL(full, data, flags, c.aclFor(full), ttl)
 		if errors.Is(err, zk.ErrNoNode) && c.underNamespaceRoot(full) {
 			// As Create: the namespace root is made on demand.
 			if err = c.ensureContainers(conn, c.cfg.namespace); err != nil {
 				return "", err
 			}
-			out, err = conn.CreateTTL(full, data, flags, c.acl, ttl)
+			out, err = conn.CreateTTL(full, data, flags, c.aclFor(full), ttl)
 		}
 		return out, err
 	})
-	return c.rel(out), err
+	return c.rel(out), aclErr("create", path, err)
 }
 
 // CreateTTLWithParents is CreateTTL that first makes any missing ancestor
@@ -64,7 +64,7 @@ func (c *Client) CreateTTLWithParents(ctx context.Context, path string, data []b
 	out, err := runResult(c, ctx, func(conn *zk.Conn) (string, error) {
 		return c.createNodeWithParents(conn, full, data, flags, ttl)
 	})
-	return c.rel(out), err
+	return c.rel(out), aclErr("create", path, err)
 }
 
 // CreateProtectedTTL is CreateProtected for a TTL node (see CreateTTL for
@@ -78,7 +78,8 @@ func (c *Client) CreateProtectedTTL(ctx context.Context, path string, data []byt
 	if err := checkTTL(flags, ttl); err != nil {
 		return ProtectedNode{}, err
 	}
-	return c.createProtected(ctx, path, data, flags, ttl)
+	node, _, err := c.createProtected(ctx, path, data, flags, ttl, "")
+	return node, err
 }
 
 // checkTTL refuses flags that are not a TTL mode and a ttl out of
@@ -101,5 +102,5 @@ func (c *Client) createNodeWithParents(conn *zk.Conn, full string, data []byte, 
 	if ttl <= 0 {
 		return c.createWithParents(conn, full, data, flags)
 	}
-	return c.withParents(conn, full, func() (string, error) { return conn.CreateTTL(full, data, flags, c.acl, ttl) })
+	return c.withParents(conn, full, func() (string, error) { return conn.CreateTTL(full, data, flags, c.aclFor(full), ttl) })
 }

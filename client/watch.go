@@ -9,8 +9,8 @@ import (
 
 // Watch is a data watch on one node that its holder can give up. It gets
 // one event, as GetW's channel does: the node changed or was deleted, or
-// (zk.EventNotWatching) the watch was dropped with its session or
-// connection. Stop gives it up: the channel then gets nothing more.
+// (zk.EventNotWatching) the watch was dropped because its session or
+// connection ended. Stop gives it up: the watch then delivers nothing more.
 //
 // Why it exists: go-zookeeper keeps every watch a caller asks for until the
 // server fires it; a waiter that gives up (a Lock whose ctx ended) cannot
@@ -22,26 +22,109 @@ import (
 // entry per watched node whatever the number of callers that came and
 // went. After a reconnect, callers set a fresh watch rather than join one
 // that go-zookeeper re-registered: each then stands on its own request.
-// Each shared watch has a goroutine that hands its event on; it ends when
-// the event comes, at the latest when go-zookeeper drops its watches
-// (shortly after Close).
+//
+// The callers of one server watch all receive from go-zookeeper's own
+// channel (C), which delivers the event to one of them and then closes;
+// Resolve gives each of them the event. So the event reaches a waiter with
+// no goroutine in between. A server watch whose last caller gave up before
+// it fired has a goroutine that waits for its event, to forget it then.
 type Watch struct {
-	ch  chan zk.Event
 	set *watchSet
 	sh  *sharedWatch
+
+	// guarded by watchSet.mu
+	events  chan zk.Event // Events' channel, made on first use
+	stopped chan struct{} // closed by Stop once Events was called
+	gaveUp  bool          // Stop was called
 }
 
-// Events returns the channel that gets the watch's one event.
-func (w *Watch) Events() <-chan zk.Event { return w.ch }
+// C returns the channel that the watch's event comes on. It is shared by
+// every Watch on the same server watch: it delivers the event to one
+// receiver and then closes, so every receive from it must go through
+// Resolve, which returns the event to all of them. A nil or zero Watch's
+// is nil.
+func (w *Watch) C() <-chan zk.Event {
+	if w == nil || w.sh == nil {
+		return nil
+	}
+	return w.sh.raw
+}
 
-// Stop gives the watch up. It is idempotent and safe on a nil Watch.
+// Resolve returns the watch's event, given what a receive from C returned
+// (the value and whether it was one): the event itself for the receiver
+// that got it, and for the others (whose receive found C closed), the same
+// event once that receiver has passed it on, which it does at once. It
+// also forgets the fired server watch. Call it only with a receive's
+// result.
+func (w *Watch) Resolve(ev zk.Event, ok bool) zk.Event {
+	sh := w.sh
+	if ok {
+		w.set.fire(sh, ev)
+		return ev
+	}
+	<-sh.fired
+	return sh.ev
+}
+
+// Events returns a channel that gets the watch's one event and is then
+// closed, or gets nothing once Stop was called. It costs a goroutine per
+// Watch until the event comes or Stop; C with Resolve does not.
+func (w *Watch) Events() <-chan zk.Event {
+	if w == nil || w.sh == nil {
+		return nil
+	}
+	w.set.mu.Lock()
+	defer w.set.mu.Unlock()
+	if w.events == nil {
+		w.events = make(chan zk.Event, 1)
+		if !w.gaveUp {
+			w.stopped = make(chan struct{})
+			go w.deliver(w.stopped)
+		}
+	}
+	return w.events
+}
+
+// deliver waits for the event on Events' behalf, until stopped closes.
+func (w *Watch) deliver(stopped <-chan struct{}) {
+	var ev zk.Event
+	select {
+	case v, ok := <-w.sh.raw:
+		ev = w.Resolve(v, ok)
+	case <-stopped:
+		return
+	}
+	select {
+	case <-stopped:
+	default:
+		w.events <- ev
+		close(w.events)
+	}
+}
+
+// Stop gives the watch up. It is idempotent and safe on a nil Watch. When
+// the last caller of a server watch that has not fired gives up, a
+// goroutine waits for the event to forget the server watch then.
 func (w *Watch) Stop() {
 	if w == nil || w.set == nil {
 		return
 	}
-	w.set.mu.Lock()
+	s := w.set
+	s.mu.Lock()
+	_, was := w.sh.subs[w]
 	delete(w.sh.subs, w)
-	w.set.mu.Unlock()
+	drain := was && len(w.sh.subs) == 0 && !w.sh.done && !w.sh.draining
+	if drain {
+		w.sh.draining = true
+	}
+	if w.stopped != nil && !w.gaveUp {
+		close(w.stopped)
+	}
+	w.gaveUp = true
+	s.mu.Unlock()
+	if drain {
+		go s.drain(w.sh)
+	}
 }
 
 // watchKey names a shared watch: one node, on one go-zookeeper
@@ -55,7 +138,15 @@ type watchKey struct {
 
 // sharedWatch is one server watch and the Watches it feeds.
 type sharedWatch struct {
-	subs map[*Watch]struct{}
+	key   watchKey
+	raw   <-chan zk.Event // go-zookeeper's: one event, then closed
+	fired chan struct{}   // closed once ev is set
+
+	// guarded by watchSet.mu
+	ev       zk.Event
+	done     bool // ev is set (fired is closed)
+	draining bool // a goroutine waits for the event (no caller left)
+	subs     map[*Watch]struct{}
 }
 
 // watchSet holds a client's shared data watches.
@@ -91,7 +182,7 @@ func (s *watchSet) getWatch(conn *zk.Conn, up <-chan struct{}, full string) ([]b
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	sh := &sharedWatch{subs: make(map[*Watch]struct{})}
+	sh := &sharedWatch{key: key, raw: ch, fired: make(chan struct{}), subs: make(map[*Watch]struct{})}
 	s.mu.Lock()
 	if s.m[key] == nil { // else another caller set one meanwhile: this one stays private
 		s.m[key] = sh
@@ -102,36 +193,43 @@ func (s *watchSet) getWatch(conn *zk.Conn, up <-chan struct{}, full string) ([]b
 	s.all[sh] = struct{}{}
 	w := s.joinLocked(sh)
 	s.mu.Unlock()
-	go s.forward(key, sh, ch)
 	return data, st, w, nil
 }
 
 // joinLocked adds a new Watch to sh. s.mu must be held.
 func (s *watchSet) joinLocked(sh *sharedWatch) *Watch {
-	w := &Watch{ch: make(chan zk.Event, 1), set: s, sh: sh}
+	w := &Watch{set: s, sh: sh}
 	sh.subs[w] = struct{}{}
 	return w
 }
 
-// forward waits for the server watch's event and hands it to every Watch
-// still subscribed. It ends when go-zookeeper fires or drops the watch
-// (at the latest when the connection closes).
-func (s *watchSet) forward(key watchKey, sh *sharedWatch, ch <-chan zk.Event) {
-	ev, ok := <-ch
-	if !ok {
-		ev = zk.Event{Type: zk.EventNotWatching, State: zk.StateDisconnected, Path: key.path, Err: zk.ErrClosing}
-	}
+// fire records sh's event, received from its channel, and forgets the
+// server watch: later callers set a new one.
+func (s *watchSet) fire(sh *sharedWatch, ev zk.Event) {
 	s.mu.Lock()
-	if s.m[key] == sh {
-		delete(s.m, key)
+	defer s.mu.Unlock()
+	if sh.done {
+		return
+	}
+	if s.m[sh.key] == sh {
+		delete(s.m, sh.key)
 	}
 	delete(s.all, sh)
-	subs := sh.subs
 	sh.subs = map[*Watch]struct{}{} // a Stop from now on finds nothing to remove
-	s.mu.Unlock()
-	for w := range subs {
-		w.ch <- ev
-		close(w.ch)
+	sh.ev, sh.done = ev, true
+	close(sh.fired)
+}
+
+// drain waits for the event of a server watch that no caller waits for
+// any more, and forgets it then. It ends when go-zookeeper fires or drops
+// the watch (at the latest when the connection closes).
+func (s *watchSet) drain(sh *sharedWatch) {
+	select {
+	case ev, ok := <-sh.raw:
+		if ok {
+			s.fire(sh, ev)
+		}
+	case <-sh.fired:
 	}
 }
 

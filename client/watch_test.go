@@ -17,36 +17,71 @@ func TestWatchZeroAndNil(t *testing.T) {
 	}
 }
 
-// TestWatchForwardFansOut: one server event reaches every subscriber still
-// there, once, and the shared entry is gone; a stopped one gets nothing.
-func TestWatchForwardFansOut(t *testing.T) {
-	s := &watchSet{m: map[watchKey]*sharedWatch{}}
+// TestWatchFansOut: one server event reaches every subscriber still there,
+// once, whichever of them receives it from go-zookeeper's channel, and the
+// shared entry is gone; a stopped one gets nothing; Events works too.
+func TestWatchFansOut(t *testing.T) {
+	s := &watchSet{m: map[watchKey]*sharedWatch{}, all: map[*sharedWatch]struct{}{}}
 	key := watchKey{nil, nil, "/a"}
-	sh := &sharedWatch{subs: map[*Watch]struct{}{}}
-	s.m[key] = sh
+	raw := make(chan zk.Event, 1)
+	sh := &sharedWatch{key: key, raw: raw, fired: make(chan struct{}), subs: map[*Watch]struct{}{}}
+	s.m[key], s.all[sh] = sh, struct{}{}
 	s.mu.Lock()
-	a, b, gone := s.joinLocked(sh), s.joinLocked(sh), s.joinLocked(sh)
+	a, b, c, gone := s.joinLocked(sh), s.joinLocked(sh), s.joinLocked(sh), s.joinLocked(sh)
 	s.mu.Unlock()
+	goneEvents := gone.Events()
 	gone.Stop()
-	ch := make(chan zk.Event, 1)
-	ch <- zk.Event{Type: zk.EventNodeDeleted, Path: "/a"}
-	close(ch)
-	s.forward(key, sh, ch)
+	cEvents := c.Events()
+	raw <- zk.Event{Type: zk.EventNodeDeleted, Path: "/a"}
+	close(raw)
+	got := make(chan zk.Event, 2)
 	for _, w := range []*Watch{a, b} {
-		if ev, ok := <-w.Events(); !ok || ev.Type != zk.EventNodeDeleted {
-			t.Fatalf("event %v %v, want EventNodeDeleted", ev, ok)
-		}
-		if _, ok := <-w.Events(); ok {
-			t.Fatal("a second event, or the channel still open")
+		go func() {
+			ev, ok := <-w.C()
+			got <- w.Resolve(ev, ok)
+		}()
+	}
+	for range 2 {
+		if ev := <-got; ev.Type != zk.EventNodeDeleted {
+			t.Fatalf("event %v, want EventNodeDeleted", ev)
 		}
 	}
+	if ev, ok := <-cEvents; !ok || ev.Type != zk.EventNodeDeleted {
+		t.Fatalf("Events: %v %v, want EventNodeDeleted", ev, ok)
+	}
+	if _, ok := <-cEvents; ok {
+		t.Fatal("Events: a second event, or the channel still open")
+	}
 	select {
-	case ev := <-gone.Events():
+	case ev := <-goneEvents:
 		t.Fatalf("a stopped watch got %v", ev)
 	default:
 	}
-	if n := len(s.m); n != 0 {
-		t.Fatalf("%d shared watches left after the event", n)
+	if n, m := len(s.m), len(s.all); n != 0 || m != 0 {
+		t.Fatalf("%d shared watches (%d unfired) left after the event", n, m)
 	}
 	a.Stop() // after the event: nothing to remove, no panic
+}
+
+// TestWatchDrain: a server watch whose every caller gave up before it fired
+// is forgotten once it fires.
+func TestWatchDrain(t *testing.T) {
+	s := &watchSet{m: map[watchKey]*sharedWatch{}, all: map[*sharedWatch]struct{}{}}
+	key := watchKey{nil, nil, "/a"}
+	raw := make(chan zk.Event, 1)
+	sh := &sharedWatch{key: key, raw: raw, fired: make(chan struct{}), subs: map[*Watch]struct{}{}}
+	s.m[key], s.all[sh] = sh, struct{}{}
+	s.mu.Lock()
+	a := s.joinLocked(sh)
+	s.mu.Unlock()
+	a.Stop()
+	a.Stop()
+	raw <- zk.Event{Type: zk.EventNodeDataChanged, Path: "/a"}
+	close(raw)
+	<-sh.fired
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n, m := len(s.m), len(s.all); n != 0 || m != 0 {
+		t.Fatalf("%d shared watches (%d unfired) left after the event", n, m)
+	}
 }

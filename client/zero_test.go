@@ -119,6 +119,10 @@ func TestZeroClient(t *testing.T) {
 			_, err := c.CreateProtectedTTL(ctx, "/x/n", nil, zk.FlagTTL, time.Second)
 			return typed("CreateProtectedTTL", err)
 		},
+		"ReplaceProtected": func() error {
+			_, err := c.ReplaceProtected(ctx, client.ProtectedNode{Path: "/x/lock-0"}, "/x/lock-", nil, zk.FlagEphemeral|zk.FlagSequence)
+			return typed("ReplaceProtected", err)
+		},
 		"Multi": func() error {
 			_, err := c.Multi(ctx, &zk.DeleteRequest{Path: "/x", Version: -1})
 			return typed("Multi", err)
@@ -129,6 +133,12 @@ func TestZeroClient(t *testing.T) {
 				return fmt.Errorf("zero Client.DeleteGuaranteed left %d pending deletes (err %v)", n, err)
 			}
 			return typed("DeleteGuaranteed", err)
+		},
+		"DeletesGivenUp": func() error {
+			if n := c.DeletesGivenUp(); n != 0 {
+				return fmt.Errorf("zero Client.DeletesGivenUp: %d", n)
+			}
+			return nil
 		},
 		"PendingDeletes": func() error {
 			if n := c.PendingDeletes(); n != 0 {
@@ -174,6 +184,12 @@ func TestZeroClient(t *testing.T) {
 			default:
 				return fmt.Errorf("zero Client.Disconnected: channel not closed")
 			}
+		},
+		"Hooks": func() error {
+			if c.Hooks() != nil {
+				return fmt.Errorf("zero Client.Hooks: not nil")
+			}
+			return nil
 		},
 		"NodeEvents": func() error {
 			ch, cancel, err := c.NodeEvents("/")

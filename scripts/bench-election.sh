@@ -136,7 +136,7 @@ printf '| run: term end → next term p50 / p99, ms | – | %.2f / %.2f | %.2f /
 	"$gr50" "$gr99" "$cr50" "$cr99" "$(ratio "$gr50" "$cr50")" "$(byround run curator-run failover_p50_ms)"
 if [ -n "$crashline" ]; then
 	# The server's tick is the tickTime of zoo.cfg above.
-	tick="$(sed -n 's/^tickTime=//p' "$work/zk/zoo.cfg")"
+	tick="$(sed -n 's/^tickTime=//p' "$work/zk1/zoo.cfg")"
 	cs="$(echo "$crashline" | field session_ms)"
 	bound="$((cs + tick + 100))"
 	cp50="$(echo "$crashline" | field failover_p50_ms)"

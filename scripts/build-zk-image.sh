@@ -9,7 +9,10 @@
 # scripts/zk-image/docker-entrypoint.sh), so integration/zkharness drives both
 # the same way.
 #
-# Idempotent: when the image already exists it is reused and nothing is done.
+# Idempotent: when the image already exists it is reused and nothing is done,
+# unless its entrypoint is not the one in scripts/zk-image (the image carries
+# the entrypoint's sha256 in a label): then only the entrypoint is replaced, on
+# top of the existing image (docker create, cp, commit; a few seconds, offline).
 # The root filesystem is made with debootstrap from the apt mirror this host
 # already uses (override with ZK_DEBIAN_MIRROR=URL), in a temporary directory
 # under /var/tmp that is removed afterwards. Needs root and a running Docker
@@ -30,12 +33,33 @@ die() {
 command -v docker >/dev/null 2>&1 || die "docker is not installed (run scripts/ensure-docker.sh first)"
 docker version --format '{{.Server.Version}}' >/dev/null 2>&1 || die "the Docker engine does not answer (run scripts/ensure-docker.sh first)"
 
+[ -f "$ENTRYPOINT_SRC" ] || die "missing $ENTRYPOINT_SRC"
+LABEL="org.zkrecipes.zk-image.entrypoint-sha256"
+SUM="$(sha256sum "$ENTRYPOINT_SRC" | cut -d' ' -f1)"
+
 if docker image inspect "$IMAGE" >/dev/null 2>&1; then
-	log "image $IMAGE already exists: reused"
+	have="$(docker image inspect --format "{{index .Config.Labels \"$LABEL\"}}" "$IMAGE" 2>/dev/null || true)"
+	if [ "$have" = "$SUM" ]; then
+		log "image $IMAGE already exists: reused"
+		exit 0
+	fi
+	log "image $IMAGE has another entrypoint: replacing it with $ENTRYPOINT_SRC"
+	tmp="$(mktemp -d)"
+	install -m 0755 "$ENTRYPOINT_SRC" "$tmp/docker-entrypoint.sh"
+	ctr="$(docker create "$IMAGE")" || die "docker create $IMAGE failed"
+	if docker cp "$tmp/docker-entrypoint.sh" "$ctr:/usr/local/bin/docker-entrypoint.sh" >/dev/null &&
+		docker commit --change "LABEL $LABEL=$SUM" "$ctr" "$IMAGE" >/dev/null; then
+		ok=1
+	else
+		ok=0
+	fi
+	docker rm "$ctr" >/dev/null || true
+	rm -rf "$tmp"
+	[ "$ok" = 1 ] || die "could not replace the entrypoint of $IMAGE"
+	log "updated $IMAGE"
 	exit 0
 fi
 
-[ -f "$ENTRYPOINT_SRC" ] || die "missing $ENTRYPOINT_SRC"
 [ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap needs it)"
 
 if ! command -v debootstrap >/dev/null 2>&1; then
@@ -126,6 +150,7 @@ tar -C "$ROOTFS" -c . | docker import \
 	-c 'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' \
 	-c 'CMD ["zkServer.sh", "start-foreground"]' \
 	-c 'EXPOSE 2181 2888 3888' \
+	-c "LABEL $LABEL=$SUM" \
 	- "$IMAGE" >/dev/null
 
 docker image inspect "$IMAGE" >/dev/null || die "docker import did not produce $IMAGE"

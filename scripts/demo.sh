@@ -11,7 +11,7 @@ export TESTCONTAINERS_RYUK_DISABLED=true
 export TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
 export ZK_IMAGE="${ZK_IMAGE:-zkrecipes/zookeeper:3.8-debian}"
 bash scripts/install-deps.sh
-for ex in mutex rwlock semaphore election scheduler; do
+for ex in mutex rwlock semaphore election scheduler discovery; do
 	echo "== examples/$ex"
 	go run "./examples/$ex" "$@"
 done

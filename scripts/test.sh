@@ -7,7 +7,11 @@
 #   3. go vet, the library import check (scripts/check-imports.sh), gofmt
 #      and the doc-comment check (scripts/checkdocs), then
 #      every test with -race on the docker backend, then a smoke subset again
-#      on the local-process backend.
+#      on the local-process backend (with the TLS and ACL tests of
+#      integration/securityit, so they run on both);
+#   4. go vet and every test with -race of each module under contrib/ (the
+#      metrics and tracing adapters, with go.mod files of their own), on the
+#      local-process backend.
 # If no Docker engine can be had, it says so loudly and runs everything on the
 # local backend instead. A skipped test fails the run: nothing may be skipped.
 set -uo pipefail
@@ -32,6 +36,15 @@ fi
 echo "test: go vet ./..."
 go vet ./... || exit 1
 
+contrib=()
+for mod in contrib/*/go.mod; do
+	[ -e "$mod" ] && contrib+=("$(dirname "$mod")")
+done
+for dir in "${contrib[@]}"; do
+	echo "test: go vet ./... in $dir (a module of its own)"
+	(cd "$dir" && go vet ./...) || exit 1
+done
+
 echo "test: scripts/check-imports.sh"
 bash scripts/check-imports.sh || exit 1
 
@@ -47,7 +60,7 @@ if [ -n "$unformatted" ]; then
 fi
 
 echo "test: exported identifiers of the library and the harness have doc comments"
-go run ./scripts/checkdocs client retry internal recipes integration/zkharness || exit 1
+go run ./scripts/checkdocs client retry internal recipes integration/zkharness "${contrib[@]}" || exit 1
 
 status=0
 echo "test: go test -race ./... with ZK_BACKEND=$backend (log: $log)"
@@ -57,8 +70,14 @@ if [ "$backend" = docker ]; then
 	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v \
 		-run 'Smoke|TestClientLifecycle|TestClientShortCutKeepsSession|TestClientLongCutLosesSession|TestMutexExclusion|TestCuratorInteropMutex' \
 		./integration/ >>"$log" 2>&1 || status=1
-	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends' ./integration/zkharness/ >>"$log" 2>&1 || status=1
+	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends|TestTLSCluster' ./integration/zkharness/ >>"$log" 2>&1 || status=1
+	# TLS and ACLs on a real server, on both backends (issue 18): the whole package again.
+	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./integration/securityit/ >>"$log" 2>&1 || status=1
 fi
+for dir in "${contrib[@]}"; do
+	echo "test: go test -race ./... in $dir with ZK_BACKEND=local"
+	(cd "$dir" && ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./...) >>"$log" 2>&1 || status=1
+done
 
 grep -hE "zkharness: backend=[a-z]+ .*servers=[0-9]+ addrs=" "$log" | sed 's/^.*zkharness: /test: served by: /' | sort | uniq -c
 grep -E '^(ok|FAIL|---)[[:space:]]' "$log" | grep -v -- '--- PASS' || true

@@ -10,7 +10,7 @@ import (
 // cycle per b.N, against the package's shared server.
 func benchUncontended(b *testing.B, recipeName string) {
 	ctx := context.Background()
-	e, err := openEnv(ctx, zkAddr, "", io.Discard)
+	e, err := openEnv(ctx, zkAddr, "", false, io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}

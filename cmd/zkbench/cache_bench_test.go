@@ -13,7 +13,7 @@ import (
 func benchCacheTree(b *testing.B, leaves int) (*env, cacheTree) {
 	b.Helper()
 	ctx := context.Background()
-	e, err := openEnv(ctx, zkAddr, "", io.Discard)
+	e, err := openEnv(ctx, zkAddr, "", false, io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}

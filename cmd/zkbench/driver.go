@@ -60,10 +60,10 @@ func (c runConfig) validate() error {
 	switch {
 	case !slices.Contains(recipeNames, c.recipe):
 		return fmt.Errorf("unknown recipe %q (want one of %v)", c.recipe, recipeNames)
-	case c.recipe == recipeRWLock && (c.readers < 0 || c.writers < 0 || c.readers+c.writers < 1):
+	case isRW(c.recipe) && (c.readers < 0 || c.writers < 0 || c.readers+c.writers < 1):
 		return fmt.Errorf("rwlock needs -readers R -writers W with R, W >= 0 and R+W >= 1 (got %d, %d)", c.readers, c.writers)
-	case c.recipe != recipeRWLock && (c.readers != 0 || c.writers != 0):
-		return fmt.Errorf("-readers and -writers only go with -recipe rwlock")
+	case !isRW(c.recipe) && (c.readers != 0 || c.writers != 0):
+		return fmt.Errorf("-readers and -writers only go with -recipe rwlock or curator-rwlock")
 	case c.workers < 1 || c.workers > maxWorkers:
 		return fmt.Errorf("-workers must be in [1, %d], got %d", maxWorkers, c.workers)
 	case c.iters < 1:
@@ -78,11 +78,17 @@ func (c runConfig) validate() error {
 	return nil
 }
 
+// isRW reports whether recipe is a read/write lock (-readers, -writers).
+func isRW(recipe string) bool { return recipe == recipeRWLock || recipe == recipeCuratorRWLock }
+
 // runOne sets the recipe up, opens every worker's session, warms up, then
 // measures.
 func runOne(ctx context.Context, e *env, cfg runConfig) (result, error) {
 	if err := cfg.validate(); err != nil {
 		return result{}, err
+	}
+	if isCuratorLock(cfg.recipe) {
+		return runCuratorLock(ctx, e, cfg)
 	}
 	rec, err := newRecipe(ctx, e, cfg)
 	if err != nil {
@@ -111,11 +117,16 @@ func runOne(ctx context.Context, e *env, cfg runConfig) (result, error) {
 	}
 	violationsBefore := totalViolations(checks, rec.independent)
 	eventsBefore := rec.events()
+	reqBefore, cpuBefore := e.requests(), cpuTime()
 	start := time.Now()
 	ph, err := runPhase(ctx, ws, checks, cfg.iters, measureHandoff, cfg.budget)
 	elapsed := time.Since(start)
 	if err != nil {
 		return result{}, err
+	}
+	reqs := perOp(reqBefore, e.requests(), ph.ops)
+	if e.link != nil {
+		reqs += cpuPerOp(cpuTime()-cpuBefore, ph.ops)
 	}
 	return result{
 		cfg:        cfg,
@@ -124,6 +135,7 @@ func runOne(ctx context.Context, e *env, cfg runConfig) (result, error) {
 		handoffs:   ph.handoffs,
 		violations: totalViolations(checks, rec.independent) - violationsBefore,
 		events:     rec.events() - eventsBefore,
+		requests:   reqs,
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"path"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 )
 
 // benchRoot is the parent of every zkbench process's own directory. It is a
@@ -30,15 +32,27 @@ type env struct {
 	admin   *zk.Conn
 	base    string // this process's own directory, removed by close
 	runs    atomic.Int64
+	// link, with -count, carries every worker's connection and counts its
+	// requests (see count.go); nil otherwise.
+	link *faultlink.Link
+	// The java benches' counting proxies (see javaServers).
+	proxyOnce  sync.Once
+	proxies    []net.Listener
+	proxyAddrs []string
+	proxyErr   error
 }
 
 // openEnv connects to the servers zkFlag (-zk) names, or starts a throwaway
 // server on backend when zkFlag is empty ("" leaves the choice to
 // ZK_BACKEND), and makes this process's directory.
-func openEnv(ctx context.Context, zkFlag, backend string, stderr io.Writer) (_ *env, err error) {
+// With count, the workers' requests are counted (see count.go).
+func openEnv(ctx context.Context, zkFlag, backend string, count bool, stderr io.Writer) (_ *env, err error) {
 	e := &env{
 		logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		base:   fmt.Sprintf("%s/run-%016x", benchRoot, rand.Uint64()),
+	}
+	if count {
+		e.link = faultlink.New()
 	}
 	defer func() {
 		if err != nil {
@@ -53,7 +67,7 @@ func openEnv(ctx context.Context, zkFlag, backend string, stderr io.Writer) (_ *
 	if err != nil {
 		return nil, err
 	}
-	e.admin, err = dial(ctx, e.servers, 10*time.Second, nil)
+	e.admin, err = dial(ctx, e.servers, 10*time.Second, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("admin session: %w", err)
 	}
@@ -103,6 +117,12 @@ func (e *env) close() {
 		}
 		e.admin.Close()
 	}
+	for _, ln := range e.proxies {
+		_ = ln.Close()
+	}
+	if e.link != nil {
+		e.link.Close()
+	}
 	if e.cluster != nil {
 		if err := e.cluster.Close(); err != nil {
 			e.logger.Warn("could not stop the throwaway ZooKeeper", "err", err)
@@ -112,8 +132,9 @@ func (e *env) close() {
 
 // dial opens a bare go-zookeeper session and waits until it is established.
 // When events is not nil, every watch event the session receives (node
-// created, deleted, changed, children changed) adds one to it.
-func dial(ctx context.Context, servers []string, timeout time.Duration, events *atomic.Int64) (*zk.Conn, error) {
+// created, deleted, changed, children changed) adds one to it. A nil dialer
+// is go-zookeeper's own.
+func dial(ctx context.Context, servers []string, timeout time.Duration, events *atomic.Int64, dialer zk.Dialer) (*zk.Conn, error) {
 	established := make(chan struct{})
 	var once sync.Once
 	cb := func(ev zk.Event) {
@@ -128,9 +149,13 @@ func dial(ctx context.Context, servers []string, timeout time.Duration, events *
 			}
 		}
 	}
+	if dialer == nil {
+		dialer = net.DialTimeout
+	}
 	conn, _, err := zk.Connect(servers, timeout,
 		zk.WithEventCallback(cb),
 		zk.WithLogInfo(false),
+		zk.WithDialer(dialer),
 	)
 	if err != nil {
 		return nil, err

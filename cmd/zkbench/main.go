@@ -1,12 +1,16 @@
 // Command zkbench measures distributed locks on a real ZooKeeper.
 //
-//	zkbench -recipe mutex|gozk|naive|floor -workers N -iters M [-warmup K] [-session 10s] [-budget D] [-zk ADDR | -backend B]
-//	zkbench -recipe rwlock -readers R -writers W -iters M ...
+//	zkbench -recipe mutex|gozk|naive|floor|curator-mutex -workers N -iters M [-warmup K] [-session 10s] [-budget D] [-zk ADDR | -backend B]
+//	zkbench -recipe rwlock|curator-rwlock -readers R -writers W -iters M ...
 //	zkbench -recipe semaphore|semfloor|curator-semaphore -workers N -max L -iters M ...
 //	zkbench -recipe latch|run|electfloor|curator-latch|curator-run|latchcrash -participants P -iters M ...
 //	zkbench -recipe cache|curator-cache -measure init|latency|heap -nodes N [-fanout F] [-datasize B] [-nodata] [-workers C] -iters M ...
 //	zkbench -recipe counter|curator-counter -workers N -iters M [-retry-base 5ms] [-retries 10] [-lock] ...
 //	zkbench -all [-big] [-zk ADDR | -backend B]
+//
+// -count adds req_per_op to a run's line: the requests the workers sent per
+// measured cycle (per term for run), by opcode, counted on their side of the
+// connection, e.g. req_per_op=create:1.00,getChildren:1.00,delete:1.00.
 //
 // Every worker has a ZooKeeper session of its own, as separate processes
 // would, and loops lock -> check -> unlock: K warm-up iterations that are not
@@ -34,6 +38,11 @@
 //	        delete with the bare client, uncontended; with several workers each
 //	        works on a path of its own. It is the server's cost of one cycle.
 //	rwlock  readers and writers of recipes/rwlock (-readers R -writers W)
+//	curator-mutex, curator-rwlock
+//	        Curator 5.4's InterProcessMutex and InterProcessReadWriteLock
+//	        in a java process (java/CuratorLockBench.java, built into
+//	        zkbench, compiled with javac on first use), measured the same
+//	        way; their lines have no events_per_release
 //
 // The semaphore recipes loop acquire -> count in and out -> release at once
 // on a semaphore of -max L leases, and print a line of their own:
@@ -131,6 +140,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -158,7 +168,9 @@ type options struct {
 	timeout time.Duration
 	all     bool
 	big     bool
-	max     int // -max: the semaphore recipes' limit
+	count   bool   // -count: count the workers' requests by opcode
+	profile string // -cpuprofile: write a CPU profile of the whole run there
+	max     int    // -max: the semaphore recipes' limit
 	// participants is -participants: the election recipes' participants.
 	participants int
 	cache        cacheFlags // the cache recipes' own flags (recipe_cache.go)
@@ -182,6 +194,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up on the whole command after this long")
 	fs.BoolVar(&o.all, "all", false, "run the comparison matrix (ignores -recipe, -workers, -iters, -warmup)")
 	fs.BoolVar(&o.big, "big", false, "with -all: add runs with 1000 waiters")
+	fs.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile (go tool pprof) of the run to `file`")
+	fs.BoolVar(&o.count, "count", false, "count the workers' requests by opcode and add req_per_op (per cycle or term) to the line")
 	fs.IntVar(&o.max, "max", defaultMax, "semaphore recipes: leases held at most at once")
 	fs.IntVar(&o.participants, "participants", 0, "election recipes: participants, each with its own session (required, electfloor excepted)")
 	o.cache.register(fs)
@@ -223,7 +237,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		}
 		return o, nil
 	}
-	if o.run.recipe == recipeRWLock {
+	if isRW(o.run.recipe) {
 		o.run.workers = o.run.readers + o.run.writers
 	}
 	if isElectRecipe(o.run.recipe) {
@@ -250,8 +264,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	if o.profile != "" {
+		f, err := os.Create(o.profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 
-	env, err := openEnv(ctx, o.zk, o.backend, stderr)
+	env, err := openEnv(ctx, o.zk, o.backend, o.count, stderr)
 	if err != nil {
 		return err
 	}

@@ -91,12 +91,16 @@ func runCurator(ctx context.Context, e *env, cfg semConfig, dir string) (semResu
 	if err != nil {
 		return semResult{}, err
 	}
+	servers, err := e.javaServers()
+	if err != nil {
+		return semResult{}, err
+	}
 	budgetMs := cfg.budget.Milliseconds()
 	if cfg.budget > 0 && budgetMs == 0 {
 		budgetMs = 1
 	}
 	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-cp", cp, curatorBenchClass,
-		strings.Join(e.servers, ","), dir, strconv.Itoa(cfg.workers), strconv.Itoa(cfg.max),
+		strings.Join(servers, ","), dir, strconv.Itoa(cfg.workers), strconv.Itoa(cfg.max),
 		strconv.Itoa(cfg.iters), strconv.Itoa(cfg.warmup), strconv.FormatInt(budgetMs, 10))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

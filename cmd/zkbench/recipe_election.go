@@ -57,6 +57,8 @@ type electResult struct {
 	// session is the negotiated session timeout (latchcrash only; printed
 	// as session_ms when set).
 	session time.Duration
+	// requests is -count's req_per_op field (with its leading space), or "".
+	requests string
 }
 
 // setFailovers sets the percentiles from the samples.
@@ -79,7 +81,7 @@ func (r electResult) line() string {
 	if r.session > 0 {
 		line += fmt.Sprintf(" session_ms=%d", r.session.Milliseconds())
 	}
-	return line
+	return line + r.requests
 }
 
 // runElection runs one election recipe: warm-up terms first (not
@@ -309,6 +311,9 @@ func runRunTerms(ctx context.Context, e *env, cfg runConfig, dir string) (electR
 		lastToken  int64
 		violations int64
 		inside     atomic.Int64
+		// the workers' requests at the first measured term and at the end
+		reqStart, reqEnd requestCounts
+		cpuStart, cpuEnd time.Duration
 	)
 	total := cfg.warmup + cfg.iters
 	finished := make(chan struct{})
@@ -329,6 +334,7 @@ func runRunTerms(ctx context.Context, e *env, cfg runConfig, dir string) (electR
 		switch {
 		case n == cfg.warmup:
 			start = at
+			reqStart, cpuStart = e.requests(), cpuTime()
 		case n > cfg.warmup && n < total && !lastReturn.IsZero():
 			failovers = append(failovers, at.Sub(lastReturn))
 		}
@@ -340,6 +346,7 @@ func runRunTerms(ctx context.Context, e *env, cfg runConfig, dir string) (electR
 		lastReturn = now
 		if n == total-1 {
 			end = now
+			reqEnd, cpuEnd = e.requests(), cpuTime()
 			close(finished)
 		}
 		mu.Unlock()
@@ -365,6 +372,7 @@ wait:
 		case <-budget:
 			mu.Lock()
 			end = time.Now()
+			reqEnd, cpuEnd = e.requests(), cpuTime()
 			mu.Unlock()
 			break wait
 		case <-ctx.Done():
@@ -396,6 +404,10 @@ wait:
 	if !start.IsZero() {
 		res.terms = min(count, total) - cfg.warmup
 		res.elapsed = end.Sub(start)
+		res.requests = perOp(reqStart, reqEnd, res.terms)
+		if e.link != nil {
+			res.requests += cpuPerOp(cpuEnd-cpuStart, res.terms)
+		}
 	}
 	return res, nil
 }
@@ -405,12 +417,12 @@ wait:
 // delete call to B's watch event is one sample: one delete's commit and one
 // watch event, with no election logic.
 func runElectFloor(ctx context.Context, e *env, cfg runConfig, dir string) (electResult, error) {
-	a, err := dial(ctx, e.servers, cfg.session, nil)
+	a, err := dial(ctx, e.servers, cfg.session, nil, e.dialer())
 	if err != nil {
 		return electResult{}, err
 	}
 	defer a.Close()
-	b, err := dial(ctx, e.servers, cfg.session, nil)
+	b, err := dial(ctx, e.servers, cfg.session, nil, e.dialer())
 	if err != nil {
 		return electResult{}, err
 	}
@@ -429,7 +441,15 @@ func runElectFloor(ctx context.Context, e *env, cfg runConfig, dir string) (elec
 		if _, err := a.Create(node, nil, zk.FlagEphemeral, worldACL); err != nil {
 			return electResult{}, fmt.Errorf("create: %w", err)
 		}
-		_, _, events, err := b.GetW(node)
+		// On an ensemble B's server may not have the node yet: look again.
+		var events <-chan zk.Event
+		for try := 0; ; try++ {
+			_, _, events, err = b.GetW(node)
+			if !errors.Is(err, zk.ErrNoNode) || try == 100 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
 		if err != nil {
 			return electResult{}, fmt.Errorf("getData with watch: %w", err)
 		}
@@ -476,6 +496,10 @@ func runCuratorElection(ctx context.Context, e *env, cfg runConfig, dir string) 
 	if err != nil {
 		return electResult{}, err
 	}
+	servers, err := e.javaServers()
+	if err != nil {
+		return electResult{}, err
+	}
 	mode := "latch"
 	if cfg.recipe == recipeCuratorRun {
 		mode = "run"
@@ -485,11 +509,12 @@ func runCuratorElection(ctx context.Context, e *env, cfg runConfig, dir string) 
 		budgetMs = 1
 	}
 	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-cp", cp, curatorElectionClass,
-		mode, strings.Join(e.servers, ","), dir, strconv.Itoa(cfg.workers),
+		mode, strings.Join(servers, ","), dir, strconv.Itoa(cfg.workers),
 		strconv.Itoa(cfg.iters), strconv.Itoa(cfg.warmup), strconv.FormatInt(budgetMs, 10),
 		strconv.FormatInt(cfg.session.Milliseconds(), 10))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	reqBefore := e.requests()
 	if err := cmd.Run(); err != nil {
 		return electResult{}, fmt.Errorf("java %s: %w\nstdout:\n%s\nstderr:\n%s", curatorElectionClass, err, stdout.String(), lastLines(stderr.String(), 30))
 	}
@@ -500,7 +525,12 @@ func runCuratorElection(ctx context.Context, e *env, cfg runConfig, dir string) 
 			e.logger.Warn(cfg.recipe + ": " + msg)
 		}
 	}
-	return parseElectLine(stdout.String(), cfg.recipe)
+	res, err := parseElectLine(stdout.String(), cfg.recipe)
+	if err == nil {
+		// The counters saw the whole process: warm-up terms too.
+		res.requests = perOp(reqBefore, e.requests(), res.terms+cfg.warmup)
+	}
+	return res, err
 }
 
 // parseElectLine reads the result line of recipe from out (the java

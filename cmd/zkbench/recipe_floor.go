@@ -19,7 +19,7 @@ func floorRecipe(e *env, dir string, session time.Duration, workers int) *recipe
 	var events atomic.Int64 // stays 0: the floor sets no watch
 	return &recipe{
 		newWorker: func(ctx context.Context, i int) (worker, error) {
-			conn, err := dial(ctx, e.servers, session, &events)
+			conn, err := dial(ctx, e.servers, session, &events, e.dialer())
 			if err != nil {
 				return worker{}, err
 			}

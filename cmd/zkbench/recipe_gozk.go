@@ -16,7 +16,7 @@ func gozkRecipe(e *env, dir string, session time.Duration) *recipe {
 	var events atomic.Int64
 	return &recipe{
 		newWorker: func(ctx context.Context, _ int) (worker, error) {
-			conn, err := dial(ctx, e.servers, session, &events)
+			conn, err := dial(ctx, e.servers, session, &events, e.dialer())
 			if err != nil {
 				return worker{}, err
 			}

@@ -23,7 +23,7 @@ func naiveRecipe(e *env, dir string, session time.Duration) *recipe {
 	var events atomic.Int64
 	return &recipe{
 		newWorker: func(ctx context.Context, _ int) (worker, error) {
-			conn, err := dial(ctx, e.servers, session, nil)
+			conn, err := dial(ctx, e.servers, session, nil, e.dialer())
 			if err != nil {
 				return worker{}, err
 			}

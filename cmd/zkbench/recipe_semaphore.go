@@ -173,7 +173,7 @@ func goSemWorker(ctx context.Context, e *env, cfg semConfig, dir string) (semWor
 // mutex and without waiting: create an ephemeral sequential node in leases/,
 // list leases/, delete the node. It enforces no limit.
 func semFloorWorker(ctx context.Context, e *env, cfg semConfig, dir string) (semWorker, error) {
-	conn, err := dial(ctx, e.servers, cfg.session, nil)
+	conn, err := dial(ctx, e.servers, cfg.session, nil, e.dialer())
 	if err != nil {
 		return semWorker{}, err
 	}

@@ -18,7 +18,7 @@ const (
 	recipeRWLock = "rwlock"
 )
 
-var recipeNames = slices.Concat([]string{recipeMutex, recipeGozk, recipeNaive, recipeFloor, recipeRWLock}, semRecipeNames, electRecipeNames, cacheRecipeNames, counterRecipeNames)
+var recipeNames = slices.Concat([]string{recipeMutex, recipeGozk, recipeNaive, recipeFloor, recipeRWLock, recipeCuratorMutex, recipeCuratorRWLock}, semRecipeNames, electRecipeNames, cacheRecipeNames, counterRecipeNames)
 
 // newRecipe makes a fresh directory for the run and returns the recipe's
 // worker factory.
@@ -44,11 +44,15 @@ func newRecipe(ctx context.Context, e *env, cfg runConfig) (*recipe, error) {
 
 // startClient opens a zkrecipes client with a session of its own.
 func startClient(ctx context.Context, e *env, session time.Duration) (*client.Client, error) {
-	c, err := client.New(
+	opts := []client.Option{
 		client.WithServers(e.servers...),
 		client.WithSessionTimeout(session),
 		client.WithLogger(e.logger),
-	)
+	}
+	if d := e.dialer(); d != nil {
+		opts = append(opts, client.WithDialer(d))
+	}
+	c, err := client.New(opts...)
 	if err != nil {
 		return nil, err
 	}

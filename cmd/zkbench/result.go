@@ -14,6 +14,14 @@ type result struct {
 	handoffs   []time.Duration
 	violations int64
 	events     int64
+	// fixed, when set, holds the handoff p50 and p99 measured elsewhere
+	// (a java bench's), instead of handoffs.
+	fixed *[2]time.Duration
+	// noEvents marks a recipe whose watch events are not counted: the line
+	// then has no events_per_release.
+	noEvents bool
+	// requests is -count's req_per_op field (with its leading space), or "".
+	requests string
 }
 
 // line renders the result as the one line zkbench prints per run.
@@ -29,14 +37,21 @@ func (r result) line() string {
 	}
 	sorted := slices.Clone(r.handoffs)
 	slices.Sort(sorted)
+	p50, p99 := percentile(sorted, 50), percentile(sorted, 99)
+	if r.fixed != nil {
+		p50, p99 = r.fixed[0], r.fixed[1]
+	}
 	rw := ""
-	if r.cfg.recipe == recipeRWLock {
+	if r.cfg.recipe == recipeRWLock || r.cfg.recipe == recipeCuratorRWLock {
 		rw = fmt.Sprintf(" readers=%d writers=%d", r.cfg.readers, r.cfg.writers)
 	}
-	return fmt.Sprintf("recipe=%s workers=%d%s iters=%d ops=%d secs=%.2f ops_per_s=%.1f handoff_p50_ms=%.2f handoff_p99_ms=%.2f violations=%d events_per_release=%.2f",
+	line := fmt.Sprintf("recipe=%s workers=%d%s iters=%d ops=%d secs=%.2f ops_per_s=%.1f handoff_p50_ms=%.2f handoff_p99_ms=%.2f violations=%d",
 		r.cfg.recipe, r.cfg.workers, rw, r.cfg.iters, r.ops, secs, opsPerSec,
-		millis(percentile(sorted, 50)), millis(percentile(sorted, 99)),
-		r.violations, perRelease)
+		millis(p50), millis(p99), r.violations)
+	if !r.noEvents {
+		line += fmt.Sprintf(" events_per_release=%.2f", perRelease)
+	}
+	return line + r.requests
 }
 
 // percentile returns the nearest-rank p-th percentile of sorted, 0 when empty.

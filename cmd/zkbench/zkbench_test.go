@@ -167,7 +167,7 @@ func TestZkbenchRejectsBadFlags(t *testing.T) {
 func TestRunAllPrintsSettingsAndOneLinePerRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	e, err := openEnv(ctx, zkAddr, "", io.Discard)
+	e, err := openEnv(ctx, zkAddr, "", false, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestAllPlanStaysModest(t *testing.T) {
 func TestBudgetCutsTheMeasurementShort(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	e, err := openEnv(ctx, zkAddr, "", io.Discard)
+	e, err := openEnv(ctx, zkAddr, "", false, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,21 +22,25 @@ type globals struct {
 	sessionTimeout time.Duration
 	json           bool
 	verbose        bool
+	tls            tlsFlags
 }
 
 const rootExample = `  export ZKR_ZK=zk1:2181,zk2:2181,zk3:2181
   export ZKR_AUTH=svc:secret            # digest auth, never on the command line
   zkr ls /locks
   zkr show /locks/nightly
-  zkr lock /locks/nightly -- ./nightly.sh`
+  zkr lock /locks/nightly -- ./nightly.sh
+  zkr --zk zk1:2281 --tls-ca ca.pem --tls-cert me.pem --tls-key me-key.pem ls /locks`
 
 func newRoot() *cobra.Command {
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "zkr",
-		Short: "Inspect and operate zkrecipes (and Curator) locks, elections, semaphores and counts",
+		Short: "Inspect and operate zkrecipes (and Curator) locks, elections, semaphores, counts, groups and services",
 		Long: `zkr shows who holds a lock, who waits, who leads and who has leases on a
-ZooKeeper ensemble, and runs commands under a lock or while leading.
+ZooKeeper ensemble, the members of a group and the instances of a service,
+prints a subtree's changes as they happen, and runs commands under a lock or
+while leading.
 
 Exit codes: 0 ok; 1 not found, no holder, or problems found (doctor);
 2 usage (bad flag or path); 3 cannot connect. A command run by lock or elect
@@ -55,9 +59,10 @@ Environment: ZKR_ZK (servers, as --zk), ZKR_AUTH (user:password, digest auth).`,
 	pf.DurationVar(&g.timeout, "timeout", 10*time.Second, "time to connect, and for a read command's reads")
 	pf.DurationVar(&g.sessionTimeout, "session-timeout", 10*time.Second, "session timeout asked of the server")
 	pf.BoolVar(&g.verbose, "verbose", false, "log the client's connection state changes to stderr")
+	g.tls.add(root)
 	root.AddCommand(
 		newShow(g), newLs(g), newLock(g), newElect(g),
-		newCount(g), newRevoke(g), newDoctor(g), newWatch(g),
+		newCount(g), newRevoke(g), newDoctor(g), newWatch(g), newMembers(g), newServices(g),
 	)
 	return root
 }
@@ -103,6 +108,13 @@ func (g *globals) connect(ctx context.Context) (*client.Client, error) {
 	if g.namespace != "" {
 		opts = append(opts, client.WithNamespace(g.namespace))
 	}
+	tlsCfg, err := g.tls.config()
+	if err != nil {
+		return nil, err
+	}
+	if tlsCfg != nil {
+		opts = append(opts, client.WithTLS(tlsCfg))
+	}
 	if auth := os.Getenv("ZKR_AUTH"); auth != "" {
 		user, pass, ok := strings.Cut(auth, ":")
 		if !ok || user == "" {
@@ -120,6 +132,10 @@ func (g *globals) connect(ctx context.Context) (*client.Client, error) {
 		_ = c.Close()
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return nil, fail(exitConnect, "interrupted while connecting to %s", strings.Join(g.servers(), ","))
+		}
+		var te *client.TLSError
+		if errors.As(err, &te) {
+			return nil, fail(exitConnect, "cannot connect to %s: %v", strings.Join(g.servers(), ","), te)
 		}
 		return nil, fail(exitConnect, "cannot connect to %s within %v", strings.Join(g.servers(), ","), g.timeout)
 	}

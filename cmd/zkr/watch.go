@@ -13,19 +13,46 @@ import (
 )
 
 func newWatch(g *globals) *cobra.Command {
+	var events bool
+	eo := eventOptions{depth: -1}
 	cmd := &cobra.Command{
 		Use:   "watch PATH",
-		Short: "Print the show view of PATH again on every change, until Ctrl-C",
+		Short: "Print the show view of PATH on every change, or (--events) each change of a subtree",
 		Long: `watch prints the view of zkr show, then again each time the recipe's
 children (or a count's value) change, until interrupted. With --json, one
-compact JSON view (the fields of zkr show --json) per line.`,
+compact JSON view (the fields of zkr show --json) per line.
+
+With --events, watch runs a tree cache of PATH (recipes/cache, Curator's
+CuratorCache) and prints one line per event until interrupted: time, type,
+path, data version and data. The first load shows as NODE_CREATED for every
+node found, then INITIALIZED once; after that NODE_CREATED, NODE_CHANGED
+(data written) and NODE_DELETED as they happen. PATH need not exist yet: its
+creation is an event. --depth N caches N levels below PATH (0: PATH alone;
+default every level); --no-data leaves data out (stats only).
+
+What --events costs: the cache sets a data watch on every node it holds and a
+child watch on every node whose children it holds (go-zookeeper has no
+persistent recursive watch), and reads each node once, then once per change.
+On a large subtree narrow it with --depth, and use --no-data to keep memory
+bounded.
+
+` + eventFields,
 		Example: `  zkr watch /locks/nightly
-  zkr watch /licences/reports --json | jq -c '.nodes | length'`,
+  zkr watch /licences/reports --json | jq -c '.nodes | length'
+  zkr watch --events /services
+  zkr watch --events --depth 1 --no-data --json /groups/workers`,
 		Args: argsOrUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := args[0]
 			if err := checkPath(p); err != nil {
 				return err
+			}
+			f := cmd.Flags()
+			if !events && (f.Changed("depth") || f.Changed("no-data")) {
+				return usageErr("--depth and --no-data go with --events")
+			}
+			if eo.depth < -1 {
+				return usageErr("--depth must be 0 or more (or -1: every level), got %d", eo.depth)
 			}
 			ctx, stop := signalContext()
 			defer stop()
@@ -34,11 +61,19 @@ compact JSON view (the fields of zkr show --json) per line.`,
 				return err
 			}
 			defer c.Close()
+			if events {
+				return watchEvents(ctx, c, p, eo, cmd.OutOrStdout(), g.json)
+			}
 			out := cmd.OutOrStdout()
 			w := newWatcher(c)
+			hinted := false // the hint about --events, given once
 			for ctx.Err() == nil {
 				wctx, cancel := context.WithTimeout(ctx, g.timeout)
 				err := w.once(wctx, p, func(v *View) {
+					if v.Kind == kindNone && !hinted {
+						hinted = true
+						fmt.Fprintf(os.Stderr, "zkr: %s is no recipe; zkr watch --events %s prints each change below it\n", p, p)
+					}
 					if g.json {
 						b, _ := json.Marshal(v)
 						fmt.Fprintln(out, string(b))
@@ -63,6 +98,9 @@ compact JSON view (the fields of zkr show --json) per line.`,
 		},
 	}
 	addJSON(cmd, g)
+	cmd.Flags().BoolVar(&events, "events", false, "print each event of a tree cache of PATH (see above)")
+	cmd.Flags().IntVar(&eo.depth, "depth", -1, "with --events: levels below PATH to cache (0: PATH alone; -1: all)")
+	cmd.Flags().BoolVar(&eo.noData, "no-data", false, "with --events: leave data out (stats only)")
 	return cmd
 }
 

@@ -5,7 +5,7 @@
 // run it.
 //
 // A Scenario runs one recipe's Workload (mutex, rwlock, semaphore, latch,
-// run, node, cache): participants, each with its own client behind its own fault link
+// run, node, cache, barrier): participants, each with its own client behind its own fault link
 // (faultlink), run the workload while the seeded Engine applies faults one
 // at a time: link cuts and blackholes shorter than, around and longer than
 // the session timeout; a dropped reply to create, getChildren or delete;
@@ -32,6 +32,14 @@
 //   - the workload's own Settle check, if it has one, once the calm phase
 //     is over (the node workload: one node per participant, owned by its
 //     live session, with its latest data).
+//
+// The barrier workload (recipes/barrier) holds nothing exclusive either:
+// its participants go round after round through one double barrier, after
+// a gate one of them sets and removes, and the log of their calls is
+// checked once they stop (an Enter passed only at an instant all were in,
+// no opening passed twice, no Leave returned before the others of its
+// opening called Leave, no Wait passed a gate certainly set); what is wrong
+// is a Problem.
 //
 // The cache workload holds nothing: each participant's cache must equal
 // the server's tree (its view, and its events replayed) once the faults

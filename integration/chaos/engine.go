@@ -30,7 +30,7 @@ const (
 	BlackholeShort  Kind = "hole<T"      // link blackholed, shorter than the session timeout
 	BlackholeAround Kind = "hole~T"      // link blackholed for about one session timeout
 	BlackholeLong   Kind = "hole>T"      // link blackholed for well over the session timeout
-	DropCreate      Kind = "drop-create" // the reply to the next create is lost
+	DropCreate      Kind = "drop-create" // the reply to the next create (or multi) is lost
 	DropChildren    Kind = "drop-children"
 	DropDelete      Kind = "drop-delete"
 	DropSetData     Kind = "drop-set"    // the reply to the next setData is lost (not in AllKinds: a workload asks for it)
@@ -203,9 +203,11 @@ func (e *Engine) apply(ctx context.Context, rng *rand.Rand, k Kind, wg *sync.Wai
 	switch k {
 	case DropCreate, DropChildren, DropDelete, DropSetData:
 		ops := map[Kind][]int32{
-			DropCreate:   {faultlink.OpCreate, faultlink.OpCreate2, faultlink.OpCreateContainer},
+			// A transaction (Run's release and next node in one) is both a
+			// create and a delete.
+			DropCreate:   {faultlink.OpCreate, faultlink.OpCreate2, faultlink.OpCreateContainer, faultlink.OpMulti},
 			DropChildren: {faultlink.OpGetChildren, faultlink.OpGetChildren2},
-			DropDelete:   {faultlink.OpDelete},
+			DropDelete:   {faultlink.OpDelete, faultlink.OpMulti},
 			DropSetData:  {faultlink.OpSetData},
 		}[k]
 		fired := tg.Link.DropReplyTo(ops...)

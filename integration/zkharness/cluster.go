@@ -52,6 +52,7 @@ type Cluster struct {
 	kind     Backend
 	cfg      config
 	addrs    []string
+	secure   []string // secure client addresses (WithTLS), else nil
 	drv      driver
 	serverMu []sync.Mutex   // serialises lifecycle actions on one server
 	state    []atomic.Int32 // a serverState; written under serverMu[i]
@@ -72,8 +73,14 @@ func Start(ctx context.Context, opts ...Option) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind, drv, addrs, err := launch(ctx, cfg)
+	if cfg.tls {
+		if cfg.tlsFiles, err = makeTLSFiles(ctx); err != nil {
+			return nil, err
+		}
+	}
+	kind, drv, eps, err := launch(ctx, cfg)
 	if err != nil {
+		cfg.removeTLSFiles()
 		return nil, err
 	}
 	if cfg.hooks != nil && cfg.hooks.launched != nil {
@@ -82,10 +89,11 @@ func Start(ctx context.Context, opts ...Option) (*Cluster, error) {
 	c := &Cluster{
 		kind:     kind,
 		cfg:      cfg,
-		addrs:    addrs,
+		addrs:    eps.plain,
+		secure:   eps.secure,
 		drv:      drv,
-		serverMu: make([]sync.Mutex, len(addrs)),
-		state:    make([]atomic.Int32, len(addrs)),
+		serverMu: make([]sync.Mutex, len(eps.plain)),
+		state:    make([]atomic.Int32, len(eps.plain)),
 		done:     make(chan struct{}),
 	}
 	if err := c.waitAll(ctx); err != nil {
@@ -96,36 +104,40 @@ func Start(ctx context.Context, opts ...Option) (*Cluster, error) {
 	return c, nil
 }
 
+// endpoints are the client addresses of a driver's servers, in index
+// order: the plain ones, and the secure ones (WithTLS; else nil).
+type endpoints struct{ plain, secure []string }
+
 // launch picks the backend and starts the servers without waiting for them.
-func launch(ctx context.Context, cfg config) (Backend, driver, []string, error) {
+func launch(ctx context.Context, cfg config) (Backend, driver, endpoints, error) {
 	switch cfg.backend {
 	case BackendDocker:
 		cli, err := dockerAvailable(ctx, cfg.image)
 		if err != nil {
-			return "", nil, nil, fmt.Errorf("%w: docker backend requested (image %s): %w", ErrNoBackend, cfg.image, err)
+			return "", nil, endpoints{}, fmt.Errorf("%w: docker backend requested (image %s): %w", ErrNoBackend, cfg.image, err)
 		}
-		d, addrs, err := startDocker(ctx, cfg, cli)
-		return BackendDocker, d, addrs, err
+		d, eps, err := startDocker(ctx, cfg, cli)
+		return BackendDocker, d, eps, err
 	case BackendLocal:
 		lc, err := localAvailable()
 		if err != nil {
-			return "", nil, nil, fmt.Errorf("%w: local backend requested: %w", ErrNoBackend, err)
+			return "", nil, endpoints{}, fmt.Errorf("%w: local backend requested: %w", ErrNoBackend, err)
 		}
-		d, addrs, err := startLocal(ctx, cfg, lc)
-		return BackendLocal, d, addrs, err
+		d, eps, err := startLocal(ctx, cfg, lc)
+		return BackendLocal, d, eps, err
 	}
 	cli, dockerErr := dockerAvailable(ctx, cfg.image)
 	if dockerErr == nil {
-		d, addrs, err := startDocker(ctx, cfg, cli)
-		return BackendDocker, d, addrs, err
+		d, eps, err := startDocker(ctx, cfg, cli)
+		return BackendDocker, d, eps, err
 	}
 	cfg.logger.Info("zkharness: docker backend unavailable, trying local", "reason", dockerErr.Error())
 	lc, localErr := localAvailable()
 	if localErr != nil {
-		return "", nil, nil, fmt.Errorf("%w: docker: %w; local: %w", ErrNoBackend, dockerErr, localErr)
+		return "", nil, endpoints{}, fmt.Errorf("%w: docker: %w; local: %w", ErrNoBackend, dockerErr, localErr)
 	}
-	d, addrs, err := startLocal(ctx, cfg, lc)
-	return BackendLocal, d, addrs, err
+	d, eps, err := startLocal(ctx, cfg, lc)
+	return BackendLocal, d, eps, err
 }
 
 // waitAll waits until every server serves, concurrently. The first failure
@@ -379,6 +391,7 @@ func (c *Cluster) doClose() {
 	ctx, cancel := cleanupContext(context.Background())
 	err := c.drv.close(ctx)
 	cancel()
+	c.cfg.removeTLSFiles()
 	for i := range c.serverMu {
 		c.serverMu[i].Unlock()
 	}

@@ -43,6 +43,19 @@
 //	              the Docker host, API version, session id...) go to stderr;
 //	              otherwise to the harness logger at debug level
 //
+// # TLS
+//
+// WithTLS gives every server a secure client port besides the plain one,
+// served by ZooKeeper's Netty connection factory (NettyServerCnxnFactory):
+// Start makes a certificate authority and a client certificate (in Go) and
+// the server's PKCS12 keystore and truststore (with the JDK's keytool, from
+// PATH, on either backend), writes the ssl.* settings into zoo.cfg (the
+// docker backend copies the stores into each container and passes the
+// settings through ZOO_CFG_EXTRA), and waits until each secure port
+// completes a handshake. SecureAddr, SecureAddrs and SecureConnectString
+// are its addresses, stable across restarts; TLS().ClientConfig() is what
+// a client needs. The server requires the client certificate.
+//
 // # Faults
 //
 // StopServer stops a server gracefully and KillServer kills it outright; both

@@ -104,51 +104,68 @@ type dockerDriver struct {
 
 // startDocker creates and starts the containers (and the network of an
 // ensemble) without waiting for ZooKeeper. On failure it removes what it made.
-func startDocker(ctx context.Context, cfg config, cli *testcontainers.DockerClient) (driver, []string, error) {
+func startDocker(ctx context.Context, cfg config, cli *testcontainers.DockerClient) (driver, endpoints, error) {
 	d := &dockerDriver{cfg: cfg, cli: cli, id: randomID()}
-	addrs, err := d.launch(ctx)
+	eps, err := d.launch(ctx)
 	if err != nil {
 		cctx, cancel := cleanupContext(ctx)
 		defer cancel()
 		_ = d.close(cctx)
-		return nil, nil, err
+		return nil, endpoints{}, err
 	}
-	return d, addrs, nil
+	return d, eps, nil
 }
 
-func (d *dockerDriver) launch(ctx context.Context) ([]string, error) {
+func (d *dockerDriver) launch(ctx context.Context) (endpoints, error) {
 	n := d.cfg.servers
-	ports, err := freePorts(n)
+	secure := 0
+	if d.cfg.tlsFiles != nil {
+		secure = n
+	}
+	ports, err := freePorts(n + secure)
 	if err != nil {
-		return nil, err
+		return endpoints{}, err
 	}
 	labels := map[string]string{LabelCluster: d.id}
 	if n > 1 {
 		nw, err := tcnetwork.New(ctx, tcnetwork.WithLabels(labels))
 		if err != nil {
-			return nil, fmt.Errorf("zkharness: create docker network: %w", err)
+			return endpoints{}, fmt.Errorf("zkharness: create docker network: %w", err)
 		}
 		d.network = nw
 	}
 	clientPort, err := network.ParsePort("2181/tcp")
 	if err != nil {
-		return nil, fmt.Errorf("zkharness: %w", err)
+		return endpoints{}, fmt.Errorf("zkharness: %w", err)
 	}
-	addrs := make([]string, n)
+	securePort, err := network.ParsePort(fmt.Sprintf("%d/tcp", containerSecurePort))
+	if err != nil {
+		return endpoints{}, fmt.Errorf("zkharness: %w", err)
+	}
+	loopback := netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	var eps endpoints
 	for i := range n {
-		addrs[i] = loopbackAddr(ports[i])
-		hostPort := strconv.Itoa(ports[i])
+		eps.plain = append(eps.plain, loopbackAddr(ports[i]))
+		bindings := network.PortMap{clientPort: {{HostIP: loopback, HostPort: strconv.Itoa(ports[i])}}}
+		exposed := []string{"2181/tcp"}
+		if secure > 0 {
+			eps.secure = append(eps.secure, loopbackAddr(ports[n+i]))
+			bindings[securePort] = []network.PortBinding{{HostIP: loopback, HostPort: strconv.Itoa(ports[n+i])}}
+			exposed = append(exposed, securePort.String())
+		}
 		opts := []testcontainers.ContainerCustomizer{
 			testcontainers.WithLogger(containerLogger(d.cfg.logger)),
 			testcontainers.WithName(fmt.Sprintf("zkharness-%s-zk%d", d.id, i+1)),
 			testcontainers.WithLabels(labels),
-			testcontainers.WithExposedPorts("2181/tcp"),
+			testcontainers.WithExposedPorts(exposed...),
 			testcontainers.WithEnv(d.env(i)),
-			testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
-				hc.PortBindings = network.PortMap{
-					clientPort: {{HostIP: netip.AddrFrom4([4]byte{127, 0, 0, 1}), HostPort: hostPort}},
-				}
-			}),
+			testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) { hc.PortBindings = bindings }),
+		}
+		if f := d.cfg.tlsFiles; f != nil {
+			opts = append(opts, testcontainers.WithFiles(
+				testcontainers.ContainerFile{HostFilePath: f.KeyStore, ContainerFilePath: containerKeyStore, FileMode: 0o644},
+				testcontainers.ContainerFile{HostFilePath: f.TrustStore, ContainerFilePath: containerTrustStore, FileMode: 0o644},
+			))
 		}
 		if d.network != nil {
 			opts = append(opts, testcontainers.WithFiles(testcontainers.ContainerFile{
@@ -163,10 +180,10 @@ func (d *dockerDriver) launch(ctx context.Context) ([]string, error) {
 			d.ctrs = append(d.ctrs, ctr)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("zkharness: run container for server %d: %w", i, err)
+			return endpoints{}, fmt.Errorf("zkharness: run container for server %d: %w", i, err)
 		}
 	}
-	return addrs, nil
+	return eps, nil
 }
 
 // env configures server i through the official image's variables (the image
@@ -206,6 +223,9 @@ func (d *dockerDriver) env(i int) map[string]string {
 		// A restarted member may come back with another address; listening on
 		// all addresses avoids binding to a stale one.
 		extra = append(extra, "quorumListenOnAllIPs=true")
+	}
+	if f := c.tlsFiles; f != nil {
+		extra = append(extra, f.secureCfg(containerSecurePort, "", containerKeyStore, containerTrustStore)...)
 	}
 	env["ZOO_CFG_EXTRA"] = strings.Join(extra, " ")
 	env["JVMFLAGS"] = strings.Join(jvm, " ")

@@ -18,10 +18,12 @@ const debianJavaDir = "/usr/share/java"
 
 // Jars of Debian's zookeeper package: the first ones are required, the rest
 // (the log4j binding and netty) are added when present. zookeeper.jar's
-// manifest names its other dependencies itself.
+// manifest names its other dependencies itself, but not netty-codec, which
+// the Netty connection factory of a secure port (WithTLS) needs; Debian's
+// netty-all.jar is an empty aggregate.
 var (
 	requiredJars = []string{"zookeeper.jar", "zookeeper-jute.jar", "slf4j-api.jar"}
-	optionalJars = []string{"slf4j-log4j12.jar", "log4j-1.2.jar", "netty-all.jar"}
+	optionalJars = []string{"slf4j-log4j12.jar", "log4j-1.2.jar", "netty-all.jar", "netty-codec.jar"}
 )
 
 // localStopGrace is how long a SIGTERMed server may take before SIGKILL.
@@ -77,6 +79,7 @@ type localServer struct {
 	id         int // ZooKeeper's server id, index+1
 	dir        string
 	clientPort int
+	securePort int // WithTLS's secure client port, else 0
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -85,19 +88,23 @@ type localServer struct {
 }
 
 // startLocal writes every server's configuration and starts the processes.
-func startLocal(ctx context.Context, cfg config, setup localSetup) (driver, []string, error) {
+func startLocal(ctx context.Context, cfg config, setup localSetup) (driver, endpoints, error) {
 	n := cfg.servers
 	perServer := 1
 	if n > 1 {
 		perServer = 3 // client, quorum and election ports
 	}
-	ports, err := freePorts(n * perServer)
+	secure := 0
+	if cfg.tlsFiles != nil {
+		secure = n // and a secure client port each, after all the others
+	}
+	ports, err := freePorts(n*perServer + secure)
 	if err != nil {
-		return nil, nil, err
+		return nil, endpoints{}, err
 	}
 	root, err := os.MkdirTemp("", "zkharness-")
 	if err != nil {
-		return nil, nil, fmt.Errorf("zkharness: temp dir: %w", err)
+		return nil, endpoints{}, fmt.Errorf("zkharness: temp dir: %w", err)
 	}
 	d := &localDriver{cfg: cfg, setup: setup, root: root}
 	var peers strings.Builder
@@ -106,16 +113,20 @@ func startLocal(ctx context.Context, cfg config, setup localSetup) (driver, []st
 			fmt.Fprintf(&peers, "server.%d=127.0.0.1:%d:%d\n", i+1, ports[n+2*i], ports[n+2*i+1])
 		}
 	}
-	addrs := make([]string, n)
+	var eps endpoints
 	for i := range n {
 		s := &localServer{id: i + 1, dir: filepath.Join(root, fmt.Sprintf("zk%d", i+1)), clientPort: ports[i]}
 		d.servers = append(d.servers, s)
-		addrs[i] = loopbackAddr(s.clientPort)
+		eps.plain = append(eps.plain, loopbackAddr(s.clientPort))
+		if secure > 0 {
+			s.securePort = ports[n*perServer+i]
+			eps.secure = append(eps.secure, loopbackAddr(s.securePort))
+		}
 		if err := d.writeFiles(s, peers.String()); err != nil {
 			cctx, cancel := cleanupContext(ctx)
 			defer cancel()
 			_ = d.close(cctx)
-			return nil, nil, err
+			return nil, endpoints{}, err
 		}
 	}
 	for i := range n {
@@ -123,10 +134,10 @@ func startLocal(ctx context.Context, cfg config, setup localSetup) (driver, []st
 			cctx, cancel := cleanupContext(ctx)
 			defer cancel()
 			_ = d.close(cctx)
-			return nil, nil, err
+			return nil, endpoints{}, err
 		}
 	}
-	return d, addrs, nil
+	return d, eps, nil
 }
 
 // writeFiles creates zoo.cfg, myid and log4j.properties for server s.
@@ -143,6 +154,11 @@ func (d *localDriver) writeFiles(s *localServer, peers string) error {
 	fmt.Fprintf(&b, "clientPort=%d\nclientPortAddress=127.0.0.1\n", s.clientPort)
 	b.WriteString("admin.enableServer=false\nmaxClientCnxns=0\n4lw.commands.whitelist=*\n")
 	fmt.Fprintf(&b, "minSessionTimeout=%d\nmaxSessionTimeout=%d\n", 2*ms(c.tickTime), ms(c.maxSessionTimeout))
+	if f := c.tlsFiles; f != nil {
+		for _, l := range f.secureCfg(s.securePort, "127.0.0.1", f.KeyStore, f.TrustStore) {
+			b.WriteString(l + "\n")
+		}
+	}
 	b.WriteString(peers)
 	files := map[string]string{
 		filepath.Join(s.dir, "zoo.cfg"):          b.String(),

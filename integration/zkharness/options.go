@@ -60,6 +60,8 @@ type config struct {
 	maxSessionTimeout time.Duration
 	containerCheck    time.Duration
 	logger            *slog.Logger
+	tls               bool
+	tlsFiles          *TLSFiles // made by Start when tls
 	hooks             *testHooks
 }
 
@@ -107,6 +109,17 @@ func WithMaxSessionTimeout(d time.Duration) Option {
 // znodes (the znode.container.checkIntervalMs system property; default 500ms).
 func WithContainerCheckInterval(d time.Duration) Option {
 	return func(c *config) { c.containerCheck = d }
+}
+
+// WithTLS gives every server a secure client port besides its plain one:
+// ZooKeeper's Netty connection factory serves TLS there with a keystore
+// and truststore that Start makes (see TLSFiles: keytool from the JDK must
+// be in PATH on either backend) and that Close removes. SecureAddr and
+// SecureAddrs are its addresses (stable across restarts, as Addr's), and
+// TLS the files a client needs (Cluster.TLS().ClientConfig()). The server
+// requires a client certificate signed by the cluster's authority.
+func WithTLS() Option {
+	return func(c *config) { c.tls = true }
 }
 
 // WithLogger sets the logger for the harness's own messages (default

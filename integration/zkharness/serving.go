@@ -24,7 +24,7 @@ var errNotServing = errors.New("not currently serving requests")
 // WaitServing polls server i with the four-letter word "srvr" about every
 // 100ms until it reports that it serves requests (mode standalone, leader,
 // follower or observer), ctx ends, the server process dies, or the cluster is
-// closed.
+// closed. With WithTLS, its secure port must also complete a TLS handshake.
 func (c *Cluster) WaitServing(ctx context.Context, i int) error {
 	ctx = orBackground(ctx)
 	if err := c.checkIndex(i); err != nil {
@@ -40,6 +40,9 @@ func (c *Cluster) WaitServing(ctx context.Context, i int) error {
 			return ErrClosed
 		}
 		_, err := srvr(ctx, addr)
+		if err == nil && c.cfg.tlsFiles != nil {
+			err = c.cfg.tlsFiles.probeTLS(ctx, c.secure[i])
+		}
 		if err == nil {
 			return nil
 		}

@@ -82,6 +82,12 @@ func (q *Queue) attempt(ctx context.Context, req Request) (*Held, error) {
 	if err != nil {
 		return nil, err
 	}
+	return q.waitOn(ctx, req, node)
+}
+
+// waitOn is an attempt once its node is made: check the node's session, wait
+// until it holds, or clean up.
+func (q *Queue) waitOn(ctx context.Context, req Request, node client.ProtectedNode) (*Held, error) {
 	w := &waiter{q: q, req: req, node: node, name: path.Base(node.Path), token: req.Token}
 	w.readOwn(ctx)
 	if req.Session != nil && node.Session != req.Session {
@@ -261,30 +267,33 @@ const (
 // set on the same nodes are reused across calls.
 func (w *waiter) wait(ctx context.Context, target, early string) (waitEnd, error) {
 	sess := w.node.Session
-	tch, gone, err := w.watch(ctx, &w.target, target)
+	tw, gone, err := w.watch(ctx, &w.target, target)
 	if err != nil || gone {
 		return targetDeleted, err
 	}
 	var ech <-chan zk.Event
+	var ew *client.Watch
 	if early != "" {
-		ch, gone, err := w.watch(ctx, &w.early, early)
+		wt, gone, err := w.watch(ctx, &w.early, early)
 		if err != nil {
 			return 0, err
 		}
 		if gone {
 			return earlyDeleted, nil
 		}
-		ech = ch
+		ew, ech = wt, wt.C()
 	}
 	select {
-	case ev := <-tch:
+	case ev, ok := <-tw.C():
+		ev = tw.Resolve(ev, ok)
 		wakeups.Add(1)
 		w.target.stop()
 		if ev.Type == zk.EventNodeDeleted {
 			return targetDeleted, nil
 		}
 		return targetChanged, nil
-	case <-ech:
+	case ev, ok := <-ech:
+		ew.Resolve(ev, ok)
 		wakeups.Add(1)
 		w.early.stop()
 		return earlyDeleted, nil
@@ -313,9 +322,9 @@ func (s *watched) stop() {
 // watch returns a data watch on the node name, reusing the one in *slot if
 // it is on the same node (else giving that one up); gone reports that the
 // node does not exist.
-func (w *waiter) watch(ctx context.Context, slot *watched, name string) (<-chan zk.Event, bool, error) {
+func (w *waiter) watch(ctx context.Context, slot *watched, name string) (*client.Watch, bool, error) {
 	if slot.name == name && slot.w != nil {
-		return slot.w.Events(), false, nil
+		return slot.w, false, nil
 	}
 	slot.stop()
 	_, _, wt, err := w.q.c.GetWatch(ctx, path.Join(w.q.dir, name))
@@ -326,7 +335,7 @@ func (w *waiter) watch(ctx context.Context, slot *watched, name string) (<-chan 
 		return nil, false, err
 	}
 	*slot = watched{name: name, w: wt}
-	return wt.Events(), false, nil
+	return wt, false, nil
 }
 
 // stopWatches gives up the waiter's watches once it stops waiting.

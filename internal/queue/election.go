@@ -57,9 +57,6 @@ func Requeues(err error) bool { return requeues(err) }
 // node stays, for a later Resume or a deletion by the caller. Drop is
 // idempotent, and it may follow or precede Release.
 func (h *Held) Drop() {
-	h.relOnce.Do(func() {
-		close(h.released)
-		h.cancel()
-	})
+	h.stop()
 	<-h.done
 }

@@ -30,6 +30,10 @@ type Held struct {
 	lostOnce sync.Once
 	cause    error // ErrLost or ErrNotHeld (released); set before lost closes
 
+	afterMu   sync.Mutex
+	after     []*func() // AfterLost's functions not yet run or stopped
+	afterDone bool      // lost has closed: AfterLost runs f at once
+
 	released chan struct{}
 	relOnce  sync.Once
 	cancel   context.CancelFunc // ends the monitor's I/O on release
@@ -144,7 +148,42 @@ func (h *Held) markLost(cause error) {
 	h.lostOnce.Do(func() {
 		h.cause = cause
 		close(h.lost)
+		h.afterMu.Lock()
+		fs := h.after
+		h.after, h.afterDone = nil, true
+		h.afterMu.Unlock()
+		for _, f := range fs {
+			(*f)()
+		}
 	})
+}
+
+// AfterLost arranges for f to be called once Lost closes, on the goroutine
+// that closes it (at once, on the caller's, if it is closed already): f
+// must be quick and must not wait. stop undoes it; it reports whether it
+// stopped f from being called. It saves a goroutine that would only wait
+// for Lost.
+func (h *Held) AfterLost(f func()) (stop func() bool) {
+	h.afterMu.Lock()
+	if h.afterDone {
+		h.afterMu.Unlock()
+		f()
+		return func() bool { return false }
+	}
+	pf := &f
+	h.after = append(h.after, pf)
+	h.afterMu.Unlock()
+	return func() bool {
+		h.afterMu.Lock()
+		defer h.afterMu.Unlock()
+		for i, g := range h.after {
+			if g == pf {
+				h.after = append(h.after[:i], h.after[i+1:]...)
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // monitor watches the held node (deleted, or revoked through its data), the
@@ -240,10 +279,7 @@ func (h *Held) read(ctx context.Context) <-chan readResult {
 // client.ErrDeletePending and the client keeps deleting it in the
 // background for as long as the node's session lives.
 func (h *Held) Release(ctx context.Context) error {
-	h.relOnce.Do(func() {
-		close(h.released)
-		h.cancel()
-	})
+	h.stop()
 	err := h.c.DeleteGuaranteed(ctx, h.node.Path, h.node.Session)
 	<-h.done // the delete went out first: the next holder need not wait for this
 	return err

@@ -19,7 +19,8 @@ const releaseWithin = 5 * time.Second
 // context, cancelled the moment leadership may be gone (see Term.Context);
 // once lead has returned, and only then, it deletes its node, so the next
 // leader's term starts after this one's lead function returned. Then it
-// campaigns again (with WithRunOnce it returns lead's error instead). An
+// campaigns again (with WithRunOnce it returns lead's error instead): the
+// delete and the new node's create are one transaction, one write. An
 // error from lead is logged and the loop goes on. Terms of one Run never
 // overlap.
 //
@@ -46,11 +47,26 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 	q := queue.New(c, path, markers...)
 	req := request(LockName, o)
 	b := newBackoff()
+	// prev is the last term's holding: its node is deleted in the same
+	// transaction that makes the next campaign's node (queue.Requeue).
+	var prev *queue.Held
+	defer func() {
+		if prev != nil {
+			release(c, prev)
+		}
+	}()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		held, err := q.Acquire(ctx, req)
+		var held *queue.Held
+		var err error
+		if prev != nil {
+			held, err = q.Requeue(ctx, prev, req)
+			prev = nil
+		} else {
+			held, err = q.Acquire(ctx, req)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -73,24 +89,17 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 		}
 		sess := held.Session()
 		t := newTerm(ctx, held.Path(), o.id, tok, sess)
-		watched := make(chan struct{})
-		go func() {
-			defer close(watched)
-			select {
-			case <-held.Lost():
-				t.end(ErrLost)
-			case <-t.interrupt:
-				t.end(ErrInterrupted)
-			case <-t.ctx.Done():
-			}
-		}()
+		// The term ends the moment the holding may be gone (Interrupt and
+		// ctx end it themselves).
+		stop := held.AfterLost(func() { t.end(ErrLost) })
 		leadErr := lead(t.ctx, t)
 		t.end(ErrResigned)
-		<-watched
-		release(c, held)
+		stop()
 		if o.runOnce {
+			release(c, held)
 			return leadErr
 		}
+		prev = held
 		if leadErr != nil && !errors.Is(leadErr, context.Canceled) {
 			c.Logger().Info("leader loop: lead returned an error; campaigning again", "path", path, "err", leadErr)
 		}

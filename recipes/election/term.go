@@ -105,6 +105,7 @@ func (t *Term) Interrupt() {
 	if !t.made() {
 		return
 	}
+	t.end(ErrInterrupted)
 	t.intOnce.Do(func() { close(t.interrupt) })
 }
 

@@ -117,7 +117,9 @@ func (c *Count) Path() string {
 // watching it until Close. It returns once the first value is read. A Start
 // that fails (ctx ended, bad data in the node, a ZooKeeper error) leaves
 // nothing running and may be called again; the node it may have created
-// stays, as a count should.
+// stays, as a count should. A client that may read the node but not create
+// it (the parent's ACL refuses it: zk.ErrNoAuth) starts all the same when
+// the node is there, and can read the count; its writes are refused.
 func (c *Count) Start(ctx context.Context) error {
 	if c == nil || c.cl == nil {
 		return errZero()
@@ -166,12 +168,18 @@ func (c *Count) Start(ctx context.Context) error {
 // returns a *BadDataError if the data is not a count.
 func (c *Count) first(ctx context.Context) (<-chan zk.Event, error) {
 	for {
-		_, err := c.cl.CreateWithParents(ctx, c.path, encode(c.seed), zk.FlagPersistent)
-		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return nil, err
+		_, createErr := c.cl.CreateWithParents(ctx, c.path, encode(c.seed), zk.FlagPersistent)
+		// The server checks the parent's ACL before whether the node
+		// exists: a reader that may not create learns only by reading.
+		denied := errors.Is(createErr, zk.ErrNoAuth)
+		if createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) && !denied {
+			return nil, createErr
 		}
 		data, st, w, err := c.cl.GetW(ctx, c.path)
-		if errors.Is(err, zk.ErrNoNode) {
+		switch {
+		case errors.Is(err, zk.ErrNoNode) && denied:
+			return nil, createErr // missing, and this client may not make it
+		case errors.Is(err, zk.ErrNoNode):
 			continue // deleted between the create and the read: make it again
 		}
 		if err != nil {

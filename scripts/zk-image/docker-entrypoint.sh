@@ -78,9 +78,11 @@ if [ ! -f "$ZOO_DATA_DIR/myid" ]; then
 fi
 
 # Debian's jars. zookeeper.jar's manifest names most of its dependencies; the
-# logging binding and log4j itself are added here so the log reaches stdout.
+# logging binding and log4j itself are added here so the log reaches stdout,
+# and netty-codec, which the Netty connection factory of a secure client port
+# needs (Debian's netty-all.jar is an empty aggregate).
 cp="/etc/zookeeper/conf"
-for jar in zookeeper zookeeper-jute slf4j-api slf4j-log4j12 log4j-1.2 netty-all; do
+for jar in zookeeper zookeeper-jute slf4j-api slf4j-log4j12 log4j-1.2 netty-all netty-codec; do
 	if [ -f "/usr/share/java/$jar.jar" ]; then
 		cp="$cp:/usr/share/java/$jar.jar"
 	fi

@@ -1,0 +1,181 @@
+package client
+
+import (
+	"context"
+	"time"
+)
+
+// Hooks are the callbacks through which a Client, and every recipe built on
+// it, tells what it does: for metrics and tracing. The modules under
+// contrib/ turn them into Prometheus metrics (contrib/zkprom) and
+// OpenTelemetry metrics and spans (contrib/zkotel); a test can record them.
+//
+// Every field may be nil, and a client without WithHooks has none: each
+// place that reports then costs one nil check. The callbacks run
+// synchronously, on the goroutine doing the work, sometimes with the
+// client's locks held: they must be quick, must not block and must not call
+// the client or a recipe. Their arguments are values the callee may keep.
+type Hooks struct {
+	// State is called for every state the client publishes (the states
+	// Subscribe delivers), in order.
+	State func(StateHook)
+	// Retry is called when an operation failed with an error worth
+	// retrying and the retry policy allows another attempt.
+	Retry func(RetryHook)
+	// DeletesPending is called with the number of guaranteed deletes still
+	// running in the background (PendingDeletes) each time it changes.
+	DeletesPending func(pending int)
+	// Acquire is called when a recipe starts to wait for a holding: a lock,
+	// a read or write lock, a lease, leadership. It returns the context the
+	// wait runs under (one that carries a span, say; nil keeps ctx) and a
+	// function the recipe calls exactly once, with the outcome (nil: none).
+	Acquire func(ctx context.Context, a Acquisition) (context.Context, func(AcquireOutcome))
+	// Released is called once for every holding that ends: released,
+	// lost, or its term over.
+	Released func(Release)
+	// CacheEvent is called for every event a cache (recipes/cache)
+	// publishes.
+	CacheEvent func(CacheEventHook)
+}
+
+// StateHook is one published state.
+type StateHook struct {
+	// State is the state published.
+	State State
+	// Previous is the state before it (zero before the first session).
+	Previous State
+	// InPrevious is how long the client was in Previous.
+	InPrevious time.Duration
+	// SessionID is the session the state is about.
+	SessionID int64
+}
+
+// RetryHook is one failed attempt that will be retried.
+type RetryHook struct {
+	// Attempt is the number of the attempt that failed, from 1.
+	Attempt int
+	// Err is why it failed.
+	Err error
+	// Sleep is how long the client waits before the next attempt.
+	Sleep time.Duration
+}
+
+// The recipes' names in Acquisition and Release: a small fixed set, fit for
+// a metric label.
+const (
+	RecipeMutex          = "mutex"           // recipes/mutex
+	RecipeReadLock       = "rwlock-read"     // recipes/rwlock, the read side
+	RecipeWriteLock      = "rwlock-write"    // recipes/rwlock, the write side
+	RecipeSemaphore      = "semaphore"       // recipes/semaphore, one lease
+	RecipeSemaphoreMutex = "semaphore-mutex" // recipes/semaphore's NewMutex
+	RecipeLatch          = "latch"           // recipes/election Latch: leadership
+	RecipeLeader         = "leader"          // recipes/election Run: one term
+)
+
+// Acquisition names a wait for a holding.
+type Acquisition struct {
+	// Recipe is one of the Recipe constants.
+	Recipe string
+	// Path is the recipe's path, relative to the client's namespace. It has
+	// as many values as the application has locks: think twice before
+	// making it a metric label.
+	Path string
+}
+
+// AcquireOutcome is how a wait ended.
+type AcquireOutcome struct {
+	// Wait is how long it lasted.
+	Wait time.Duration
+	// Err is nil when the holding was granted (the lock held, leadership
+	// won), the context's error when the caller gave up, and the failure
+	// otherwise.
+	Err error
+	// Cancelled is true when the wait ended because the caller's context
+	// ended (Err is then that context's error, or wraps it).
+	Cancelled bool
+}
+
+// Release is a holding that ended.
+type Release struct {
+	// Recipe is one of the Recipe constants.
+	Recipe string
+	// Path is the recipe's path (see Acquisition.Path).
+	Path string
+	// Held is how long it was held.
+	Held time.Duration
+	// Lost is true when the holding ended because it may be gone (the
+	// connection suspended, the session lost, the node deleted) rather
+	// than by its holder's release.
+	Lost bool
+}
+
+// CacheEventHook is one event of a cache.
+type CacheEventHook struct {
+	// Root is the cache's path.
+	Root string
+	// Type is the event's type as Curator names it: NODE_CREATED,
+	// NODE_CHANGED, NODE_DELETED or INITIALIZED.
+	Type string
+}
+
+// WithHooks makes the client, and every recipe built on it, report through
+// h (see Hooks). The client keeps h: do not change its fields afterwards.
+func WithHooks(h *Hooks) Option {
+	return func(c *config) {
+		if h == nil {
+			c.errs = append(c.errs, invalidArg("nil hooks"))
+			return
+		}
+		c.hooks = h
+	}
+}
+
+// Hooks returns the hooks given with WithHooks, or nil: for recipes, which
+// report through them.
+func (c *Client) Hooks() *Hooks {
+	if c == nil || c.closedCh == nil {
+		return nil
+	}
+	return c.cfg.hooks
+}
+
+// StartAcquire reports the start of a wait for a holding (see
+// Hooks.Acquire) and returns the context to wait under and the function to
+// call once with the outcome. Without an Acquire hook it returns ctx and a
+// function that does nothing, without allocating.
+func (h *Hooks) StartAcquire(ctx context.Context, recipe, path string) (context.Context, func(error)) {
+	if h == nil || h.Acquire == nil {
+		return ctx, noOutcome
+	}
+	start := time.Now()
+	wctx, done := h.Acquire(ctx, Acquisition{Recipe: recipe, Path: path})
+	if wctx == nil {
+		wctx = ctx
+	}
+	if done == nil {
+		return wctx, noOutcome
+	}
+	return wctx, func(err error) {
+		done(AcquireOutcome{Wait: time.Since(start), Err: err, Cancelled: err != nil && ctx.Err() != nil})
+	}
+}
+
+func noOutcome(error) {}
+
+// Release reports a holding that ended (see Hooks.Released); nothing
+// without a Released hook.
+func (h *Hooks) Release(recipe, path string, held time.Duration, lost bool) {
+	if h == nil || h.Released == nil {
+		return
+	}
+	h.Released(Release{Recipe: recipe, Path: path, Held: held, Lost: lost})
+}
+
+// Cache reports a cache's event (see Hooks.CacheEvent); nothing without a
+// CacheEvent hook.
+func (h *Hooks) Cache(root, typ string) {
+	if h == nil || h.CacheEvent == nil {
+		return
+	}
+	h.CacheEvent(CacheEventHook{Root: root, Type: typ})
+}

@@ -1,0 +1,78 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestHooksNil: a nil *Hooks and one without the callback do nothing and
+// hand back the caller's context.
+func TestHooksNil(t *testing.T) {
+	ctx := context.Background()
+	for _, h := range []*Hooks{nil, {}} {
+		got, done := h.StartAcquire(ctx, RecipeMutex, "/a")
+		if got != ctx {
+			t.Error("StartAcquire changed the context without a hook")
+		}
+		done(nil)
+		h.Release(RecipeMutex, "/a", time.Second, true)
+		h.Cache("/a", "NODE_CREATED")
+	}
+	if _, err := New(WithServers("127.0.0.1:1"), WithHooks(nil)); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("WithHooks(nil): %v, want ErrInvalidArgument", err)
+	}
+}
+
+type ctxKey struct{}
+
+// TestHooksCalled: each helper calls its hook with what it was given, and
+// StartAcquire's outcome carries the wait and the error.
+func TestHooksCalled(t *testing.T) {
+	var acq []Acquisition
+	var outs []AcquireOutcome
+	var rels []Release
+	var caches []CacheEventHook
+	h := &Hooks{
+		Acquire: func(ctx context.Context, a Acquisition) (context.Context, func(AcquireOutcome)) {
+			acq = append(acq, a)
+			return context.WithValue(ctx, ctxKey{}, "span"), func(o AcquireOutcome) { outs = append(outs, o) }
+		},
+		Released:   func(r Release) { rels = append(rels, r) },
+		CacheEvent: func(e CacheEventHook) { caches = append(caches, e) },
+	}
+	ctx, done := h.StartAcquire(context.Background(), RecipeSemaphore, "/s")
+	if ctx.Value(ctxKey{}) != "span" {
+		t.Error("StartAcquire did not return the hook's context")
+	}
+	time.Sleep(time.Millisecond)
+	done(context.Canceled)
+	h.Release(RecipeLatch, "/l", 3*time.Second, true)
+	h.Cache("/c", "NODE_DELETED")
+	if len(acq) != 1 || acq[0] != (Acquisition{Recipe: RecipeSemaphore, Path: "/s"}) {
+		t.Errorf("acquisitions %+v", acq)
+	}
+	if len(outs) != 1 || outs[0].Wait <= 0 || !errors.Is(outs[0].Err, context.Canceled) {
+		t.Errorf("outcomes %+v", outs)
+	}
+	if len(rels) != 1 || rels[0] != (Release{Recipe: RecipeLatch, Path: "/l", Held: 3 * time.Second, Lost: true}) {
+		t.Errorf("releases %+v", rels)
+	}
+	if len(caches) != 1 || caches[0] != (CacheEventHook{Root: "/c", Type: "NODE_DELETED"}) {
+		t.Errorf("cache events %+v", caches)
+	}
+}
+
+// BenchmarkHooksAbsent is the cost of the reports on a client without
+// hooks: what every acquire and release pays.
+func BenchmarkHooksAbsent(b *testing.B) {
+	var h *Hooks
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		_, done := h.StartAcquire(ctx, RecipeMutex, "/a")
+		done(nil)
+		h.Release(RecipeMutex, "/a", 0, false)
+	}
+}

@@ -1,0 +1,97 @@
+package zkotel
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+)
+
+// TestRealServer: a client on a real ZooKeeper server, through a fault
+// link, with the hooks: its states over a cut (Connected, Suspended,
+// Reconnected, with plausible times in Connected and Suspended), then a
+// cache's events, all read back through the ManualReader.
+func TestRealServer(t *testing.T) {
+	itest.NoLeaks(t)
+	const timeout = 90 * time.Second
+	cluster := zkharness.ForTest(t)
+	ctx := itest.Ctx(t, timeout)
+	r := newRig(t)
+	link := itest.NewLink(t)
+	c := itest.Connect(t, cluster, itest.Opts{Link: link, NS: itest.Namespace(t), Extra: []client.Option{client.WithHooks(r.t.Hooks())}})
+
+	t.Run("states", func(t *testing.T) {
+		states, stop := c.Subscribe()
+		defer stop()
+		ms := r.collect(t)
+		wantSum(t, ms, "zkrecipes.session.state.changes", 1, AttrState.String("Connected"))
+		wantSum(t, ms, "zkrecipes.session.state", 1, AttrState.String("Connected"))
+		time.Sleep(50 * time.Millisecond) // some time Connected
+		link.Cut()
+		if ev := itest.Await(t, states, 10*time.Second, "Suspended"); ev.State != client.StateSuspended {
+			t.Fatalf("after the cut: %v", ev.State)
+		}
+		ms = r.collect(t)
+		wantSum(t, ms, "zkrecipes.session.state", 1, AttrState.String("Suspended"))
+		wantSum(t, ms, "zkrecipes.session.state", 0, AttrState.String("Connected"))
+		time.Sleep(100 * time.Millisecond) // some time Suspended, well within the session
+		link.Restore()
+		if ev := itest.Await(t, states, 10*time.Second, "Reconnected"); ev.State != client.StateReconnected {
+			t.Fatalf("after the restore: %v", ev.State)
+		}
+		ms = r.collect(t)
+		for s, n := range map[string]int64{"Connected": 1, "Suspended": 1, "Reconnected": 1} {
+			wantSum(t, ms, "zkrecipes.session.state.changes", n, AttrState.String(s))
+		}
+		if _, ok := sum(t, ms["zkrecipes.session.state.changes"], AttrState.String("Lost")); ok {
+			t.Error("a Lost state counted")
+		}
+		wantSum(t, ms, "zkrecipes.session.state", 1, AttrState.String("Reconnected"))
+		wantSum(t, ms, "zkrecipes.session.state", 0, AttrState.String("Suspended"))
+		for _, s := range []string{"Connected", "Suspended"} {
+			p := hist(t, ms, "zkrecipes.session.state.duration", AttrState.String(s))
+			t.Logf("time %s: %.3fs", s, p.Sum)
+			if p.Count != 1 || p.Sum <= 0 || p.Sum >= timeout.Seconds() {
+				t.Errorf("time %s: %d records, %vs: not plausible", s, p.Count, p.Sum)
+			}
+		}
+	})
+
+	t.Run("cache", func(t *testing.T) {
+		for _, p := range []string{"/t", "/t/a", "/t/b"} {
+			if _, err := c.Create(ctx, p, []byte(p), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ch, err := cache.New(c, "/t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ch.Close()
+		events, cancel := ch.Events()
+		defer cancel()
+		if err := ch.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.WaitInitialized(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Set(ctx, "/t/a", []byte("a2"), -1); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Delete(ctx, "/t/b", -1); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 6 { // 3 created, initialized, changed, deleted
+			itest.Await(t, events, 10*time.Second, "cache event "+strconv.Itoa(i+1))
+		}
+		ms := r.collect(t)
+		for typ, n := range map[string]int64{"NODE_CREATED": 3, "INITIALIZED": 1, "NODE_CHANGED": 1, "NODE_DELETED": 1} {
+			wantSum(t, ms, "zkrecipes.cache.events", n, AttrCacheType.String(typ))
+		}
+	})
+}

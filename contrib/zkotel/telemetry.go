@@ -1,0 +1,156 @@
+package zkotel
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// ScopeName is the instrumentation scope of the meter and the tracer.
+const ScopeName = "github.com/go-zkrecipes/zkrecipes/contrib/zkotel"
+
+// Telemetry holds the instruments and the tracer of one client and the
+// hooks that feed them.
+type Telemetry struct {
+	cfg    config
+	tracer trace.Tracer
+
+	stateChanges metric.Int64Counter
+	stateTime    metric.Float64Histogram
+	state        metric.Int64ObservableGauge
+	retries      metric.Int64Counter
+	pending      metric.Int64ObservableUpDownCounter
+	wait         metric.Float64Histogram
+	hold         metric.Float64Histogram
+	lost         metric.Int64Counter
+	cacheEvents  metric.Int64Counter
+	reg          metric.Registration
+
+	current    atomic.Int64 // the client's State; 0 before the first
+	nPending   atomic.Int64
+	base       measure // the WithAttributes alone
+	states     [len(knownStates)]measure
+	cacheTypes map[string]measure // read-only after New; nil with WithPathAttribute
+	series     sync.Map           // seriesKey -> *recipeSeries or measure
+	hooks      *client.Hooks
+	closeOnce  sync.Once
+	closeErr   error
+}
+
+// knownStates are the states whose attribute sets New makes; index i is
+// State i+1.
+var knownStates = [...]client.State{client.StateConnected, client.StateSuspended, client.StateReconnected, client.StateLost}
+
+// knownCacheTypes are the cache event types whose attribute sets New makes.
+var knownCacheTypes = [...]string{"NODE_CREATED", "NODE_CHANGED", "NODE_DELETED", "INITIALIZED"}
+
+// measure is one attribute set, as the options of Add and of Record: made
+// once, so that a measurement allocates no option slice.
+type measure struct {
+	add []metric.AddOption
+	rec []metric.RecordOption
+	obs []metric.ObserveOption
+}
+
+// New makes the instruments, the tracer and the hooks. It fails, with an
+// error wrapping ErrInvalidOption, on a bad option, or with the meter's
+// error when it cannot make an instrument.
+func New(opts ...Option) (*Telemetry, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	t := &Telemetry{cfg: cfg, tracer: cfg.tracers.Tracer(ScopeName)}
+	meter := cfg.meters.Meter(ScopeName)
+	if err := t.instruments(meter); err != nil {
+		return nil, fmt.Errorf("zkotel: %w", err)
+	}
+	t.reg, err = meter.RegisterCallback(t.observe, t.state, t.pending)
+	if err != nil {
+		return nil, fmt.Errorf("zkotel: %w", err)
+	}
+	t.base = t.attrs()
+	for i, s := range knownStates {
+		t.states[i] = t.attrs(AttrState.String(s.String()))
+	}
+	if !cfg.pathAttr {
+		t.cacheTypes = make(map[string]measure, len(knownCacheTypes))
+		for _, typ := range knownCacheTypes {
+			t.cacheTypes[typ] = t.attrs(AttrCacheType.String(typ))
+		}
+	}
+	t.hooks = t.newHooks()
+	return t, nil
+}
+
+func (t *Telemetry) instruments(m metric.Meter) error {
+	var err [9]error
+	t.stateChanges, err[0] = m.Int64Counter("zkrecipes.session.state.changes", metric.WithUnit("{change}"),
+		metric.WithDescription("State changes of the ZooKeeper client, by the state entered."))
+	t.stateTime, err[1] = m.Float64Histogram("zkrecipes.session.state.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time the ZooKeeper client spent in a state, recorded when it left it, by that state."),
+		metric.WithExplicitBucketBoundaries(t.cfg.state...))
+	t.state, err[2] = m.Int64ObservableGauge("zkrecipes.session.state", metric.WithUnit("1"),
+		metric.WithDescription("1 for the state the ZooKeeper client is in, 0 for the others."))
+	t.retries, err[3] = m.Int64Counter("zkrecipes.retries", metric.WithUnit("{retry}"),
+		metric.WithDescription("Failed ZooKeeper operations the retry policy tried again."))
+	t.pending, err[4] = m.Int64ObservableUpDownCounter("zkrecipes.guaranteed_deletes.pending", metric.WithUnit("{delete}"),
+		metric.WithDescription("Guaranteed deletes still being retried in the background."))
+	t.wait, err[5] = m.Float64Histogram("zkrecipes.acquire.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time recipes waited for a lock, a lease or leadership, by recipe and outcome (acquired, cancelled, failed)."),
+		metric.WithExplicitBucketBoundaries(t.cfg.wait...))
+	t.hold, err[6] = m.Float64Histogram("zkrecipes.hold.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time a lock, a lease or leadership was held, by recipe and how it ended (released, lost)."),
+		metric.WithExplicitBucketBoundaries(t.cfg.hold...))
+	t.lost, err[7] = m.Int64Counter("zkrecipes.holdings.lost", metric.WithUnit("{holding}"),
+		metric.WithDescription("Locks, leases and leaderships lost (connection suspended, session lost, node deleted) rather than released, by recipe."))
+	t.cacheEvents, err[8] = m.Int64Counter("zkrecipes.cache.events", metric.WithUnit("{event}"),
+		metric.WithDescription("Events published by caches, by type (NODE_CREATED, NODE_CHANGED, NODE_DELETED, INITIALIZED)."))
+	for _, e := range err {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// attrs is the measure of kv and the WithAttributes.
+func (t *Telemetry) attrs(kv ...attribute.KeyValue) measure {
+	o := metric.WithAttributeSet(attribute.NewSet(append(kv, t.cfg.attrs...)...))
+	return measure{add: []metric.AddOption{o}, rec: []metric.RecordOption{o}, obs: []metric.ObserveOption{o}}
+}
+
+// observe reports the gauges: the current state and the pending deletes.
+func (t *Telemetry) observe(_ context.Context, o metric.Observer) error {
+	cur := t.current.Load()
+	for i, s := range t.states {
+		v := int64(0)
+		if int64(i)+1 == cur {
+			v = 1
+		}
+		o.ObserveInt64(t.state, v, s.obs...)
+	}
+	if cur > int64(len(t.states)) { // a state New does not know of
+		o.ObserveInt64(t.state, 1, t.attrs(AttrState.String(client.State(cur).String())).obs...)
+	}
+	o.ObserveInt64(t.pending, t.nPending.Load(), t.base.obs...)
+	return nil
+}
+
+// Hooks returns the hooks that feed t, for client.WithHooks; the same ones
+// on every call. Give them to one client.
+func (t *Telemetry) Hooks() *client.Hooks { return t.hooks }
+
+// Close stops reporting the gauges (it unregisters their callback from the
+// meter). The hooks keep working; the instruments stay with the provider.
+func (t *Telemetry) Close() error {
+	t.closeOnce.Do(func() { t.closeErr = t.reg.Unregister() })
+	return t.closeErr
+}

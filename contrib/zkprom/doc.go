@@ -1,0 +1,55 @@
+// Package zkprom turns the hooks of a zkrecipes client (client.Hooks) into
+// Prometheus metrics: session states and the time spent in each, retries,
+// pending guaranteed deletes, how long recipes wait for a lock, a lease or
+// leadership and how the wait ended, how long holdings last and how many are
+// lost, and cache events.
+//
+//	m, err := zkprom.New()                          // namespace "zkrecipes"
+//	reg.MustRegister(m)                             // m is a prometheus.Collector
+//	c, err := client.New(client.WithServers(addrs...), client.WithHooks(m.Hooks()))
+//
+// It lives in its own Go module, so that the library itself never imports
+// client_golang.
+//
+// # Metrics
+//
+// With the default namespace:
+//
+//	zkrecipes_session_state_changes_total{state}        counter
+//	zkrecipes_session_state_duration_seconds{state}     histogram: time spent in state, observed on leaving it
+//	zkrecipes_session_state{state}                      gauge: 1 for the current state, 0 for the others
+//	zkrecipes_retries_total                             counter: failed attempts the retry policy retries
+//	zkrecipes_guaranteed_deletes_pending                gauge
+//	zkrecipes_acquire_wait_seconds{recipe,outcome}      histogram: outcome acquired | cancelled | failed
+//	zkrecipes_hold_seconds{recipe,ended}                histogram: ended released | lost
+//	zkrecipes_holdings_lost_total{recipe}               counter
+//	zkrecipes_cache_events_total{type}                  counter
+//
+// state is the client's State as it spells it (Connected, Suspended,
+// Reconnected, Lost), recipe one of client's Recipe constants (mutex,
+// rwlock-read, semaphore, latch, leader...), type a cache event type as
+// Curator names it (NODE_CREATED, NODE_CHANGED, NODE_DELETED, INITIALIZED).
+// Every label has a handful of values; the path of a lock has as many as
+// the application has locks, so it is a label only with WithPathLabel.
+//
+// # Buckets
+//
+// Waits (DefaultWaitBuckets) run from 0.5 ms, an uncontended acquire on a
+// nearby server being one or two round trips, to a minute, past which a
+// wait is a stall to alert on rather than a latency to measure. Holds
+// (DefaultHoldBuckets) run from 1 ms, a short critical section, to a day, a
+// long leadership term. Time in a state (DefaultStateBuckets) runs from
+// 10 ms, a quick reconnect, to a day of being Connected. WithWaitBuckets,
+// WithHoldBuckets and WithStateBuckets change them.
+//
+// # Cost
+//
+// The hooks run on the client's goroutines, some with its locks held. Each
+// one is a few atomic operations: the series of a state, an outcome or a
+// cache event type are resolved once in New, those of a recipe the first
+// time it reports (then read from a sync.Map), and client_golang's
+// counters, gauges and histograms update without locks.
+//
+// The gauges describe one client: give each client its own Metrics, told
+// apart by WithConstLabels when several are registered on one registry.
+package zkprom

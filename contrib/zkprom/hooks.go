@@ -1,0 +1,176 @@
+package zkprom
+
+import (
+	"context"
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// The values of the outcome label of zkrecipes_acquire_wait_seconds.
+const (
+	OutcomeAcquired  = "acquired"  // the holding was granted
+	OutcomeCancelled = "cancelled" // the caller's context ended first
+	OutcomeFailed    = "failed"    // the wait failed otherwise
+)
+
+// The values of the ended label of zkrecipes_hold_seconds.
+const (
+	EndedReleased = "released" // its holder released it
+	EndedLost     = "lost"     // it may be gone: connection suspended, session lost, node deleted
+)
+
+// Outcome is the outcome label for a wait that ended with err: acquired
+// (nil), cancelled (context.Canceled or context.DeadlineExceeded, which is
+// how a recipe reports that its caller gave up) or failed.
+func Outcome(err error) string {
+	switch {
+	case err == nil:
+		return OutcomeAcquired
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return OutcomeCancelled
+	}
+	return OutcomeFailed
+}
+
+// Hooks returns the hooks that update m, for client.WithHooks; the same
+// ones on every call. Give them to one client.
+func (m *Metrics) Hooks() *client.Hooks { return m.hooks }
+
+func (m *Metrics) newHooks() *client.Hooks {
+	return &client.Hooks{
+		State:          m.onState,
+		Retry:          func(client.RetryHook) { m.retries.Inc() },
+		DeletesPending: func(n int) { m.pending.Set(float64(n)) },
+		Acquire:        m.onAcquire,
+		Released:       m.onReleased,
+		CacheEvent:     m.onCache,
+	}
+}
+
+func (m *Metrics) onState(h client.StateHook) {
+	if h.Previous != 0 {
+		m.stateSet(h.Previous).time.Observe(h.InPrevious.Seconds())
+	}
+	cur := m.stateSet(h.State)
+	cur.changes.Inc()
+	for i := range m.states {
+		if s := &m.states[i]; s.current != cur.current {
+			s.current.Set(0)
+		}
+	}
+	cur.current.Set(1)
+}
+
+// stateSet is the series of s: made in New for the four states, looked up
+// in the vectors for any other.
+func (m *Metrics) stateSet(s client.State) stateSeries {
+	if i := int(s) - 1; i >= 0 && i < len(m.states) {
+		return m.states[i]
+	}
+	name := s.String()
+	return stateSeries{
+		changes: m.stateChanges.WithLabelValues(name),
+		time:    m.stateTime.WithLabelValues(name),
+		current: m.state.WithLabelValues(name),
+	}
+}
+
+func (m *Metrics) onAcquire(ctx context.Context, a client.Acquisition) (context.Context, func(client.AcquireOutcome)) {
+	s := m.recipe(a.Recipe, a.Path)
+	return ctx, func(o client.AcquireOutcome) {
+		s.wait(o.Err).Observe(o.Wait.Seconds())
+	}
+}
+
+func (m *Metrics) onReleased(r client.Release) {
+	s := m.recipe(r.Recipe, r.Path)
+	if r.Lost {
+		s.lostHold.Observe(r.Held.Seconds())
+		s.lost.Inc()
+		return
+	}
+	s.released.Observe(r.Held.Seconds())
+}
+
+func (m *Metrics) onCache(e client.CacheEventHook) {
+	if m.cacheTypes != nil {
+		if c, ok := m.cacheTypes[e.Type]; ok {
+			c.Inc()
+			return
+		}
+	}
+	key := seriesKey{kind: kindCache, name: e.Type}
+	if m.cfg.pathLabel {
+		key.path = e.Root
+	}
+	if c, ok := m.series.Load(key); ok {
+		c.(prometheus.Counter).Inc()
+		return
+	}
+	c, _ := m.series.LoadOrStore(key, m.cacheEvents.WithLabelValues(m.withPath(e.Root, e.Type)...))
+	c.(prometheus.Counter).Inc()
+}
+
+// seriesKey names the series of one recipe, or of one cache event type,
+// with the path when it is a label.
+type seriesKey struct {
+	kind int
+	name string
+	path string
+}
+
+const (
+	kindRecipe = iota
+	kindCache
+)
+
+// recipeSeries are the series of one recipe (and path, with WithPathLabel).
+type recipeSeries struct {
+	acquired, cancelled, failed prometheus.Observer
+	released, lostHold          prometheus.Observer
+	lost                        prometheus.Counter
+}
+
+func (s *recipeSeries) wait(err error) prometheus.Observer {
+	switch Outcome(err) {
+	case OutcomeAcquired:
+		return s.acquired
+	case OutcomeCancelled:
+		return s.cancelled
+	}
+	return s.failed
+}
+
+// recipe returns the series of a recipe, making them (every outcome's, at
+// zero) the first time.
+func (m *Metrics) recipe(name, path string) *recipeSeries {
+	key := seriesKey{kind: kindRecipe, name: name}
+	if m.cfg.pathLabel {
+		key.path = path
+	}
+	if s, ok := m.series.Load(key); ok {
+		return s.(*recipeSeries)
+	}
+	l := func(v ...string) []string { return m.withPath(path, append([]string{name}, v...)...) }
+	s := &recipeSeries{
+		acquired:  m.wait.WithLabelValues(l(OutcomeAcquired)...),
+		cancelled: m.wait.WithLabelValues(l(OutcomeCancelled)...),
+		failed:    m.wait.WithLabelValues(l(OutcomeFailed)...),
+		released:  m.hold.WithLabelValues(l(EndedReleased)...),
+		lostHold:  m.hold.WithLabelValues(l(EndedLost)...),
+		lost:      m.lost.WithLabelValues(l()...),
+	}
+	got, _ := m.series.LoadOrStore(key, s)
+	return got.(*recipeSeries)
+}
+
+// withPath returns the label values, with path last when it is a label.
+func (m *Metrics) withPath(path string, values ...string) []string {
+	if m.cfg.pathLabel {
+		return append(values, path)
+	}
+	return values
+}

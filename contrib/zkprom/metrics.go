@@ -1,0 +1,136 @@
+package zkprom
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// Metrics holds the Prometheus metrics of one client and the hooks that
+// update them. It is a prometheus.Collector: register it on a registry.
+type Metrics struct {
+	cfg config
+
+	stateChanges *prometheus.CounterVec
+	stateTime    *prometheus.HistogramVec
+	state        *prometheus.GaugeVec
+	retries      prometheus.Counter
+	pending      prometheus.Gauge
+	wait         *prometheus.HistogramVec
+	hold         *prometheus.HistogramVec
+	lost         *prometheus.CounterVec
+	cacheEvents  *prometheus.CounterVec
+
+	states     [len(knownStates)]stateSeries
+	cacheTypes map[string]prometheus.Counter // read-only after New; nil with WithPathLabel
+	series     sync.Map                      // seriesKey -> *recipeSeries or prometheus.Counter
+	hooks      *client.Hooks
+}
+
+// knownStates are the states whose series New makes; index i is State i+1.
+var knownStates = [...]client.State{client.StateConnected, client.StateSuspended, client.StateReconnected, client.StateLost}
+
+// knownCacheTypes are the cache event types whose series New makes.
+var knownCacheTypes = [...]string{"NODE_CREATED", "NODE_CHANGED", "NODE_DELETED", "INITIALIZED"}
+
+// stateSeries are the series of one state.
+type stateSeries struct {
+	changes prometheus.Counter
+	time    prometheus.Observer
+	current prometheus.Gauge
+}
+
+// New makes the metrics (none registered yet: register the Metrics, a
+// prometheus.Collector). It fails, with an error wrapping
+// ErrInvalidOption, on a bad option or on a namespace or const label that
+// makes an invalid metric.
+func New(opts ...Option) (*Metrics, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	m := &Metrics{cfg: cfg}
+	ns, cl := cfg.namespace, cfg.constLabels
+	var path []string // the optional path label, after the others
+	if cfg.pathLabel {
+		path = []string{"path"}
+	}
+	m.stateChanges = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: ns, Name: "session_state_changes_total", ConstLabels: cl,
+		Help: "State changes of the ZooKeeper client, by the state entered.",
+	}, []string{"state"})
+	m.stateTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: ns, Name: "session_state_duration_seconds", ConstLabels: cl, Buckets: cfg.state,
+		Help: "Time the ZooKeeper client spent in a state, observed when it left it, by that state.",
+	}, []string{"state"})
+	m.state = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: ns, Name: "session_state", ConstLabels: cl,
+		Help: "1 for the state the ZooKeeper client is in, 0 for the others.",
+	}, []string{"state"})
+	m.retries = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: ns, Name: "retries_total", ConstLabels: cl,
+		Help: "Failed ZooKeeper operations the retry policy tried again.",
+	})
+	m.pending = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: ns, Name: "guaranteed_deletes_pending", ConstLabels: cl,
+		Help: "Guaranteed deletes still being retried in the background.",
+	})
+	m.wait = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: ns, Name: "acquire_wait_seconds", ConstLabels: cl, Buckets: cfg.wait,
+		Help: "Time recipes waited for a lock, a lease or leadership, by recipe and outcome (acquired, cancelled, failed).",
+	}, append([]string{"recipe", "outcome"}, path...))
+	m.hold = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: ns, Name: "hold_seconds", ConstLabels: cl, Buckets: cfg.hold,
+		Help: "Time a lock, a lease or leadership was held, by recipe and how it ended (released, lost).",
+	}, append([]string{"recipe", "ended"}, path...))
+	m.lost = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: ns, Name: "holdings_lost_total", ConstLabels: cl,
+		Help: "Locks, leases and leaderships lost (connection suspended, session lost, node deleted) rather than released, by recipe.",
+	}, append([]string{"recipe"}, path...))
+	m.cacheEvents = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: ns, Name: "cache_events_total", ConstLabels: cl,
+		Help: "Events published by caches, by type (NODE_CREATED, NODE_CHANGED, NODE_DELETED, INITIALIZED).",
+	}, append([]string{"type"}, path...))
+
+	// Reject a bad namespace or const label now, not at registration.
+	if err := prometheus.NewPedanticRegistry().Register(m); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
+	}
+	for i, s := range knownStates {
+		name := s.String()
+		m.states[i] = stateSeries{
+			changes: m.stateChanges.WithLabelValues(name),
+			time:    m.stateTime.WithLabelValues(name),
+			current: m.state.WithLabelValues(name),
+		}
+	}
+	if !cfg.pathLabel {
+		m.cacheTypes = make(map[string]prometheus.Counter, len(knownCacheTypes))
+		for _, t := range knownCacheTypes {
+			m.cacheTypes[t] = m.cacheEvents.WithLabelValues(t)
+		}
+	}
+	m.hooks = m.newHooks()
+	return m, nil
+}
+
+// Describe sends the descriptors of every metric (prometheus.Collector).
+func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, c := range m.collectors() {
+		c.Describe(ch)
+	}
+}
+
+// Collect sends the current value of every metric (prometheus.Collector).
+func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
+	for _, c := range m.collectors() {
+		c.Collect(ch)
+	}
+}
+
+func (m *Metrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.stateChanges, m.stateTime, m.state, m.retries, m.pending, m.wait, m.hold, m.lost, m.cacheEvents}
+}

@@ -1,0 +1,120 @@
+package zkprom
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+)
+
+// value is the value of the sample named series (name and labels, as
+// printed) in text; it fails the test when there is none.
+func value(t testing.TB, text, series string) float64 {
+	t.Helper()
+	for _, l := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(l, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", l, err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("/metrics has no %s:\n%s", series, text)
+	return 0
+}
+
+// TestRealServer: a client on a real ZooKeeper server, through a fault
+// link, with the hooks: its states over a cut (Connected, Suspended,
+// Reconnected, with plausible times in Connected and Suspended), then a
+// cache's events, all read back by GET /metrics.
+func TestRealServer(t *testing.T) {
+	itest.NoLeaks(t)
+	const timeout = 90 * time.Second
+	cluster := zkharness.ForTest(t)
+	ctx := itest.Ctx(t, timeout)
+	m, reg := newRegistered(t)
+	link := itest.NewLink(t)
+	c := itest.Connect(t, cluster, itest.Opts{Link: link, NS: itest.Namespace(t), Extra: []client.Option{client.WithHooks(m.Hooks())}})
+
+	t.Run("states", func(t *testing.T) {
+		states, stop := c.Subscribe()
+		defer stop()
+		text := scrape(t, reg)
+		wantLines(t, text,
+			`zkrecipes_session_state_changes_total{state="Connected"} 1`,
+			`zkrecipes_session_state{state="Connected"} 1`,
+		)
+		time.Sleep(50 * time.Millisecond) // some time Connected
+		link.Cut()
+		if ev := itest.Await(t, states, 10*time.Second, "Suspended"); ev.State != client.StateSuspended {
+			t.Fatalf("after the cut: %v", ev.State)
+		}
+		wantLines(t, scrape(t, reg), `zkrecipes_session_state{state="Suspended"} 1`, `zkrecipes_session_state{state="Connected"} 0`)
+		time.Sleep(100 * time.Millisecond) // some time Suspended, well within the session
+		link.Restore()
+		if ev := itest.Await(t, states, 10*time.Second, "Reconnected"); ev.State != client.StateReconnected {
+			t.Fatalf("after the restore: %v", ev.State)
+		}
+		text = scrape(t, reg)
+		wantLines(t, text,
+			`zkrecipes_session_state_changes_total{state="Connected"} 1`,
+			`zkrecipes_session_state_changes_total{state="Suspended"} 1`,
+			`zkrecipes_session_state_changes_total{state="Reconnected"} 1`,
+			`zkrecipes_session_state_changes_total{state="Lost"} 0`,
+			`zkrecipes_session_state{state="Reconnected"} 1`,
+			`zkrecipes_session_state{state="Suspended"} 0`,
+			`zkrecipes_session_state_duration_seconds_count{state="Connected"} 1`,
+			`zkrecipes_session_state_duration_seconds_count{state="Suspended"} 1`,
+			`zkrecipes_session_state_duration_seconds_count{state="Reconnected"} 0`,
+		)
+		for _, s := range []string{"Connected", "Suspended"} {
+			d := value(t, text, `zkrecipes_session_state_duration_seconds_sum{state="`+s+`"}`)
+			t.Logf("time %s: %.3fs", s, d)
+			if d <= 0 || d >= timeout.Seconds() {
+				t.Errorf("time %s %vs: not plausible", s, d)
+			}
+		}
+	})
+
+	t.Run("cache", func(t *testing.T) {
+		for _, p := range []string{"/t", "/t/a", "/t/b"} {
+			if _, err := c.Create(ctx, p, []byte(p), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ch, err := cache.New(c, "/t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ch.Close()
+		events, cancel := ch.Events()
+		defer cancel()
+		if err := ch.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.WaitInitialized(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Set(ctx, "/t/a", []byte("a2"), -1); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Delete(ctx, "/t/b", -1); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 6 { // 3 created, initialized, changed, deleted
+			itest.Await(t, events, 10*time.Second, "cache event "+strconv.Itoa(i+1))
+		}
+		wantLines(t, scrape(t, reg),
+			`zkrecipes_cache_events_total{type="NODE_CREATED"} 3`,
+			`zkrecipes_cache_events_total{type="INITIALIZED"} 1`,
+			`zkrecipes_cache_events_total{type="NODE_CHANGED"} 1`,
+			`zkrecipes_cache_events_total{type="NODE_DELETED"} 1`,
+		)
+	})
+}

@@ -1,0 +1,107 @@
+package securityit
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/require"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
+)
+
+// clientTLS is a TLS config that trusts the shared cluster's authority and
+// presents its client certificate.
+func clientTLS(t testing.TB) *tls.Config {
+	t.Helper()
+	cfg, err := server.TLS().ClientConfig()
+	require.NoError(t, err)
+	return cfg
+}
+
+// connectTLS starts a client on the shared cluster's secure port.
+func connectTLS(t testing.TB, ns string, extra ...client.Option) *client.Client {
+	t.Helper()
+	return connectTo(t, server.SecureAddrs(), ns, append([]client.Option{client.WithTLS(clientTLS(t))}, extra...)...)
+}
+
+// connectTo starts a client on addrs (30 s to connect) and closes it at
+// cleanup.
+func connectTo(t testing.TB, addrs []string, ns string, extra ...client.Option) *client.Client {
+	t.Helper()
+	opts := []client.Option{client.WithServers(addrs...), client.WithSessionTimeout(4 * time.Second)}
+	if ns != "" {
+		opts = append(opts, client.WithNamespace(ns))
+	}
+	c, err := client.New(append(opts, extra...)...)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	require.NoError(t, c.Start(ctx))
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// startErr starts a client that must not get a session, with a ctx far
+// longer than any failure should take, and returns Start's error and
+// whether the ctx was still running when Start returned.
+func startErr(t testing.TB, opts ...client.Option) (err error, ctxLive bool) {
+	t.Helper()
+	c, err := client.New(append([]client.Option{client.WithSessionTimeout(4 * time.Second)}, opts...)...)
+	require.NoError(t, err)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = c.Start(ctx)
+	return err, ctx.Err() == nil
+}
+
+// requireTLSRefusal requires that Start failed with a *client.TLSError
+// before its ctx ended.
+func requireTLSRefusal(t testing.TB, err error, ctxLive bool) *client.TLSError {
+	t.Helper()
+	require.Error(t, err)
+	require.ErrorIs(t, err, client.ErrTLS)
+	var te *client.TLSError
+	require.ErrorAs(t, err, &te)
+	require.NotErrorIs(t, err, context.DeadlineExceeded, "Start waited for its ctx: %v", err)
+	require.True(t, ctxLive, "Start returned only when its ctx ended: %v", err)
+	return te
+}
+
+// otherCA is a certificate pool with an authority the servers do not use.
+func otherCA(t testing.TB) *x509.CertPool {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "some other CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return pool
+}
+
+// ctxT is a context that ends after d or at the test's end.
+func ctxT(t testing.TB, d time.Duration) context.Context { return itest.Ctx(t, d) }
+
+// digest is the ACL entry of a digest identity, as ZooKeeper stores it.
+func digest(t testing.TB, user, password string, perms int32) zk.ACL {
+	t.Helper()
+	return zk.DigestACL(perms, user, password)[0]
+}

@@ -1,0 +1,22 @@
+// Package securityit tests TLS to ZooKeeper's secure client port and the
+// ACLs of the nodes recipes create, against a real server: one started
+// with zkharness.WithTLS, whose plain port serves the ACL tests.
+package securityit
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+)
+
+// server is the one server every test uses, each under its own namespace.
+var server *zkharness.Cluster
+
+func TestMain(m *testing.M) {
+	zkharness.RunMain(m, func(c *zkharness.Cluster) {
+		fmt.Fprintln(os.Stderr, "securityit: shared cluster:", c, "secure:", c.SecureConnectString())
+		server = c
+	}, zkharness.WithTLS())
+}

@@ -1,0 +1,39 @@
+package barrier
+
+import (
+	"bytes"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+)
+
+// Option configures a Barrier or a Double.
+type Option func(*options) error
+
+type options struct {
+	data []byte
+}
+
+// WithData sets the data of the node the handle creates: a Barrier's
+// barrier node, a Double member's own node (default: this host's IP
+// address, as Curator writes). Nobody reads it; it tells an operator
+// looking at the nodes who made them.
+func WithData(data []byte) Option {
+	return func(o *options) error {
+		o.data = bytes.Clone(data)
+		return nil
+	}
+}
+
+// apply runs opts over the defaults.
+func apply(opts []Option) (options, error) {
+	o := options{data: queue.DefaultData()}
+	for _, opt := range opts {
+		if opt == nil {
+			return o, invalidArg("nil option")
+		}
+		if err := opt(&o); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
