@@ -3,9 +3,11 @@ package counterit
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -83,3 +85,47 @@ func TestBadInputLeavesNothing(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// TestACLRefusalIsTyped: a counter only its owner may write (others may
+// read) refuses another identity's updates at once with a *client.ACLError,
+// never a retry or a maybe, and the value is unchanged; reads still work.
+func TestACLRefusalIsTyped(t *testing.T) {
+	itest.NoLeaks(t)
+	ns := itest.Namespace(t)
+	ctx := itest.Ctx(t, 30*time.Second)
+	// Only the counter's own node is the owner's: the parents it makes stay
+	// open to all, so that other tests on this server can make theirs.
+	owner := itest.Connect(t, shared, itest.Opts{NS: ns, Extra: []client.Option{
+		client.WithDigestAuth("owner", "secret"), client.WithACL(zk.WorldACL(zk.PermAll)...),
+		client.WithACLProvider(func(p string) []zk.ACL {
+			if strings.HasSuffix(p, "/counter") {
+				return client.CreatorAllWorldReadACL()
+			}
+			return nil
+		})}})
+	other := itest.Connect(t, shared, itest.Opts{NS: ns, Extra: []client.Option{client.WithDigestAuth("other", "secret")}})
+	mine := newCounter(t, owner, "/counter")
+	r, err := mine.Add(ctx, 5)
+	requireResult(t, r, err, 0, 5, 1, 0)
+
+	theirs := newCounter(t, other, "/counter")
+	for what, call := range map[string]func() (counter.Result, error){
+		"Increment": func() (counter.Result, error) { return theirs.Increment(ctx) },
+		"TrySet":    func() (counter.Result, error) { return theirs.TrySet(ctx, 9) },
+		"CompareAndSet": func() (counter.Result, error) {
+			return theirs.CompareAndSet(ctx, 5, 9)
+		},
+	} {
+		r, err := call()
+		var ae *client.ACLError
+		require.ErrorAs(t, err, &ae, what)
+		require.ErrorIs(t, err, client.ErrNoAuth, what)
+		require.NotErrorIs(t, err, counter.ErrMaybeApplied, what)
+		require.False(t, r.Succeeded, what)
+		require.Equal(t, 1, r.Stats.OptimisticTries, "%s: one try, no retry", what)
+	}
+	require.Error(t, theirs.ForceSet(ctx, 9))
+	v, version := value(t, ctx, theirs)
+	require.EqualValues(t, 5, v, "nothing the other identity tried was applied")
+	require.EqualValues(t, 1, version)
+}

@@ -195,6 +195,8 @@ func (c *Counter) try(ctx context.Context, res *Result, p plan, tried *int) (don
 			c.trust(false) // others write between this handle's updates: read first from now on
 		}
 		return false, cached, nil
+	case errors.Is(err, zk.ErrNoAuth), errors.Is(err, zk.ErrInvalidACL):
+		return false, false, &client.ACLError{Op: "set", Path: c.path, Err: err} // never retried, as the client's own
 	case refused(err):
 		return false, false, err
 	}
