@@ -21,7 +21,7 @@ type step struct {
 
 // The states of readWrite's goroutine.
 const (
-	reading0 int32 = iota // reading (and deciding)
+	deciding int32 = iota // reading (and deciding)
 	writing               // the write is being sent: its outcome belongs to the goroutine
 	given                 // the caller gave up before the write: it must not be sent
 )
@@ -69,7 +69,7 @@ func (c *Counter) readWrite(ctx context.Context, p plan) (s step, fast bool, err
 		}
 		if s.n, s.write = p.f(s.r); s.write {
 			intent = s
-			if !state.CompareAndSwap(reading0, writing) {
+			if !state.CompareAndSwap(deciding, writing) {
 				return // the caller gave up: write nothing
 			}
 			s.st, s.err = conn.Set(c.full, encode(s.n), s.r.version)
@@ -81,7 +81,7 @@ func (c *Counter) readWrite(ctx context.Context, p plan) (s step, fast bool, err
 	case r := <-ch:
 		return r.s, r.fast, nil
 	case <-ctx.Done():
-		if state.CompareAndSwap(reading0, given) {
+		if state.CompareAndSwap(deciding, given) {
 			return step{}, false, ctx.Err() // nothing was sent
 		}
 		select {
