@@ -5,6 +5,7 @@
 //	zkbench -recipe semaphore|semfloor|curator-semaphore -workers N -max L -iters M ...
 //	zkbench -recipe latch|run|electfloor|curator-latch|curator-run|latchcrash -participants P -iters M ...
 //	zkbench -recipe cache|curator-cache -measure init|latency|heap -nodes N [-fanout F] [-datasize B] [-nodata] [-workers C] -iters M ...
+//	zkbench -recipe counter|curator-counter -workers N -iters M [-retry-base 5ms] [-retries 10] [-lock] ...
 //	zkbench -all [-big] [-zk ADDR | -backend B]
 //
 // -count adds req_per_op to a run's line: the requests the workers sent per
@@ -117,6 +118,9 @@
 // from the call to each cache's Changed event; heap: one cache's heap per
 // node, in use after a GC with the cache loaded minus before it started.
 //
+// The counter recipes measure increments of one counter (recipe_counter.go
+// has their line's fields).
+//
 // Without -zk, zkbench starts a throwaway server with zkharness, by default
 // on the local backend (a java process on loopback, so no docker-proxy sits
 // in the path); -backend docker or auto chooses otherwise, and -backend ""
@@ -170,6 +174,7 @@ type options struct {
 	// participants is -participants: the election recipes' participants.
 	participants int
 	cache        cacheFlags // the cache recipes' own flags (recipe_cache.go)
+	counter      counterFlags
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -194,6 +199,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.max, "max", defaultMax, "semaphore recipes: leases held at most at once")
 	fs.IntVar(&o.participants, "participants", 0, "election recipes: participants, each with its own session (required, electfloor excepted)")
 	o.cache.register(fs)
+	o.counter.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -220,6 +226,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-participants only goes with -recipe %s", strings.Join(electRecipeNames, "|"))
 	}
 	if err := o.cache.check(fs, &o.run, o.all); err != nil {
+		return o, err
+	}
+	if err := o.counter.check(fs, o.run.recipe, o.all); err != nil {
 		return o, err
 	}
 	if o.all {
@@ -286,6 +295,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if isCacheRecipe(o.run.recipe) {
 		return runCacheCmd(ctx, env, o.run, o.cache, stdout)
+	}
+	if isCounterRecipe(o.run.recipe) {
+		return runCounterCmd(ctx, env, o.run, o.counter, stdout)
 	}
 	if isElectRecipe(o.run.recipe) {
 		res, err := runElection(ctx, env, o.run)

@@ -33,6 +33,7 @@ const (
 	DropCreate      Kind = "drop-create" // the reply to the next create (or multi) is lost
 	DropChildren    Kind = "drop-children"
 	DropDelete      Kind = "drop-delete"
+	DropSetData     Kind = "drop-set"    // the reply to the next setData is lost (not in AllKinds: a workload asks for it)
 	ServerPause     Kind = "pause"       // SIGSTOP one server, then SIGCONT
 	ServerKill      Kind = "kill"        // SIGKILL one server, then start it again
 	ServerStop      Kind = "stop"        // stop one server gracefully, then start it again
@@ -200,13 +201,14 @@ func (e *Engine) apply(ctx context.Context, rng *rand.Rand, k Kind, wg *sync.Wai
 	}
 	f := Fault{Kind: k, Target: tg.Name, Start: time.Now()}
 	switch k {
-	case DropCreate, DropChildren, DropDelete:
+	case DropCreate, DropChildren, DropDelete, DropSetData:
 		ops := map[Kind][]int32{
 			// A transaction (Run's release and next node in one) is both a
 			// create and a delete.
 			DropCreate:   {faultlink.OpCreate, faultlink.OpCreate2, faultlink.OpCreateContainer, faultlink.OpMulti},
 			DropChildren: {faultlink.OpGetChildren, faultlink.OpGetChildren2},
 			DropDelete:   {faultlink.OpDelete, faultlink.OpMulti},
+			DropSetData:  {faultlink.OpSetData},
 		}[k]
 		fired := tg.Link.DropReplyTo(ops...)
 		i := e.record(f)

@@ -25,6 +25,8 @@ type Workload struct {
 	// Fresh, when set, makes the workload anew for each scenario: for a
 	// workload whose Start and Settle share what one run's workers did.
 	Fresh func() Workload
+	// Kinds are the fault kinds its scenarios draw (nil: AllKinds).
+	Kinds []Kind
 }
 
 // Scenario returns a scenario of w; the caller sets the run's settings
@@ -34,7 +36,7 @@ func (w Workload) Scenario() Scenario {
 		w = w.Fresh()
 	}
 	return Scenario{Recipe: w.Recipe, Capacity: w.Capacity, Fenced: w.Fenced, Dirs: slices.Clone(w.Dirs),
-		Start: w.Start, Settle: w.Settle}
+		Start: w.Start, Settle: w.Settle, Kinds: slices.Clone(w.Kinds)}
 }
 
 var workloads = map[string]Workload{}
