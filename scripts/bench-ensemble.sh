@@ -28,6 +28,7 @@
 #   BEFORE=rev  also measure mutex and run as built at rev (zkbench from
 #               `git archive rev`), alternating with the working tree's:
 #               the before/after rows
+#   ONLY="mutex run"  only these groups (mutex, rwlock, semaphore, run)
 #   COUNT=1     afterwards, one pass with zkbench -count: the requests per
 #               cycle (per term) by opcode, from the client's side, for
 #               mutex, gozk, curator-mutex, run and curator-run
@@ -120,6 +121,15 @@ if [ -n "$BEFORE" ]; then
 	groups[0]="${groups[0]} mutex@before"
 	groups[3]="${groups[3]} run@before"
 fi
+if [ -n "${ONLY:-}" ]; then
+	kept=()
+	for g in "${groups[@]}"; do
+		first="${g%% *}"
+		[ "$first" = semaphore ] || [ "$first" = rwlock ] || [ "$first" = mutex ] || first=run
+		case " $ONLY " in *" $first "*) kept+=("$g") ;; esac
+	done
+	groups=("${kept[@]}")
+fi
 
 load_before="$(load)"
 echo "# $(bench_zk_describe) at $zk; after=$after${BEFORE:+ before=$rev}; rounds=$ROUNDS budget=$BUDGET; $(nproc) cores; load before: $load_before"
@@ -199,14 +209,18 @@ for q in 50 99; do
 		"$(ratio "$(med mutex handoff_p${q}_ms)" "$(med gozk handoff_p${q}_ms)")" \
 		"$(ratio "$(med mutex handoff_p${q}_ms)" "$(med curator-mutex handoff_p${q}_ms)")" "$(byround mutex curator-mutex handoff_p${q}_ms)"
 done
-printf '| rwlock, %s readers + %s writers, ops/s | %.0f | – | %.0f | – | %s× (%s) | %s / – / %s |\n' "$R" "$WR" \
-	"$(med rwlock ops_per_s)" "$(med curator-rwlock ops_per_s)" \
-	"$(ratio "$(med rwlock ops_per_s)" "$(med curator-rwlock ops_per_s)")" "$(byround rwlock curator-rwlock ops_per_s)" \
-	"$(sum rwlock violations)" "$(sum curator-rwlock violations)"
-printf '| semaphore, %s workers, %s leases, ops/s | %.0f | – | %.0f | – | %s× (%s) | %s / – / %s |\n' "$SW" "$SL" \
-	"$(med semaphore ops_per_s)" "$(med curator-semaphore ops_per_s)" \
-	"$(ratio "$(med semaphore ops_per_s)" "$(med curator-semaphore ops_per_s)")" "$(byround semaphore curator-semaphore ops_per_s)" \
-	"$(sum semaphore violations)" "$(sum curator-semaphore violations)"
+if [ -n "$(sel rwlock)" ]; then # not with ONLY=... leaving it out
+	printf '| rwlock, %s readers + %s writers, ops/s | %.0f | – | %.0f | – | %s× (%s) | %s / – / %s |\n' "$R" "$WR" \
+		"$(med rwlock ops_per_s)" "$(med curator-rwlock ops_per_s)" \
+		"$(ratio "$(med rwlock ops_per_s)" "$(med curator-rwlock ops_per_s)")" "$(byround rwlock curator-rwlock ops_per_s)" \
+		"$(sum rwlock violations)" "$(sum curator-rwlock violations)"
+fi
+if [ -n "$(sel semaphore)" ]; then
+	printf '| semaphore, %s workers, %s leases, ops/s | %.0f | – | %.0f | – | %s× (%s) | %s / – / %s |\n' "$SW" "$SL" \
+		"$(med semaphore ops_per_s)" "$(med curator-semaphore ops_per_s)" \
+		"$(ratio "$(med semaphore ops_per_s)" "$(med curator-semaphore ops_per_s)")" "$(byround semaphore curator-semaphore ops_per_s)" \
+		"$(sum semaphore violations)" "$(sum curator-semaphore violations)"
+fi
 printf '| election Run, %s participants, terms/s | %.0f | – | %.0f | – | %s× (%s) | %s / – / %s |\n' "$P" \
 	"$(med run terms_per_s)" "$(med curator-run terms_per_s)" \
 	"$(ratio "$(med run terms_per_s)" "$(med curator-run terms_per_s)")" "$(byround run curator-run terms_per_s)" \

@@ -21,8 +21,9 @@ func (c *Cache) Events() (<-chan Event, func()) {
 // Listen calls f with every event from now on, in order, on a goroutine of
 // its own (one per listener), and returns a function that removes it. A slow
 // f delays only its own later calls. f must return: Close waits for a call
-// that is running. After Close it returns ErrClosed; a nil f is an error
-// wrapping ErrInvalidArgument.
+// that is running, so f must not call Close itself, which would wait for f
+// forever (from a listener, close with go c.Close()). After Close it
+// returns ErrClosed; a nil f is an error wrapping ErrInvalidArgument.
 func (c *Cache) Listen(f func(Event)) (remove func(), err error) {
 	if c == nil || c.cl == nil {
 		return nil, errZero()
