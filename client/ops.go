@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -187,9 +188,18 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, flags int
 	if err != nil {
 		return "", err
 	}
+	return c.create(ctx, path, full, data, flags, 0, false)
+}
+
+// create is Create (CreateWithParents when parents is set) of the absolute
+// path full, given as path, and of a TTL node when ttl > 0.
+func (c *Client) create(ctx context.Context, path, full string, data []byte, flags int32, ttl time.Duration, parents bool) (string, error) {
 	data = detach(ctx, data)
 	out, err := runResult(c, ctx, func(conn *zk.Conn) (string, error) {
-		out, err := conn.Create(full, data, flags, c.aclFor(full))
+		if parents {
+			return c.createWithParents(conn, full, data, flags, ttl)
+		}
+		out, err := c.createNode(conn, full, data, flags, ttl)
 		if errors.Is(err, zk.ErrNoNode) && c.underNamespaceRoot(full) {
 			// WithNamespace promises the namespace's nodes on demand, so a
 			// node right under the namespace root must not fail for want of
@@ -200,7 +210,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, flags int
 			if err = c.ensureContainers(conn, c.cfg.namespace); err != nil {
 				return "", err
 			}
-			out, err = conn.Create(full, data, flags, c.aclFor(full))
+			out, err = c.createNode(conn, full, data, flags, ttl)
 		}
 		return out, err
 	})
@@ -222,11 +232,7 @@ func (c *Client) CreateWithParents(ctx context.Context, path string, data []byte
 	if err != nil {
 		return "", err
 	}
-	data = detach(ctx, data)
-	out, err := runResult(c, ctx, func(conn *zk.Conn) (string, error) {
-		return c.createWithParents(conn, full, data, flags)
-	})
-	return c.rel(out), aclErr("create", path, err)
+	return c.create(ctx, path, full, data, flags, 0, true)
 }
 
 // detach copies data that a request may still read after its caller has

@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -14,17 +15,12 @@ const maxParentRounds = 16
 // errParentsVanish reports that parents kept disappearing.
 var errParentsVanish = errors.New("zkrecipes: parent nodes keep disappearing")
 
-// createWithParents creates full, making missing ancestors as containers
-// whenever the server answers NoNode. Paths are absolute (namespaced).
-func (c *Client) createWithParents(conn *zk.Conn, full string, data []byte, flags int32) (string, error) {
-	return c.withParents(conn, full, func() (string, error) { return conn.Create(full, data, flags, c.aclFor(full)) })
-}
-
-// withParents runs create, a create of the absolute path full, making
-// full's missing ancestors as containers whenever the server answers NoNode.
-func (c *Client) withParents(conn *zk.Conn, full string, create func() (string, error)) (string, error) {
+// createWithParents creates full (a TTL node when ttl > 0), making missing
+// ancestors as containers whenever the server answers NoNode. Paths are
+// absolute (namespaced).
+func (c *Client) createWithParents(conn *zk.Conn, full string, data []byte, flags int32, ttl time.Duration) (string, error) {
 	for round := 0; round < maxParentRounds; round++ {
-		out, err := create()
+		out, err := c.createNode(conn, full, data, flags, ttl)
 		if !errors.Is(err, zk.ErrNoNode) {
 			return out, err
 		}
@@ -33,6 +29,15 @@ func (c *Client) withParents(conn *zk.Conn, full string, create func() (string, 
 		}
 	}
 	return "", errParentsVanish
+}
+
+// createNode creates the absolute path full with the client's ACL for it,
+// a TTL node when ttl > 0.
+func (c *Client) createNode(conn *zk.Conn, full string, data []byte, flags int32, ttl time.Duration) (string, error) {
+	if ttl > 0 {
+		return conn.CreateTTL(full, data, flags, c.aclFor(full), ttl)
+	}
+	return conn.Create(full, data, flags, c.aclFor(full))
 }
 
 // ensureContainers makes p and its missing ancestors as container nodes.

@@ -192,7 +192,7 @@ func (c *Client) createStep(conn *zk.Conn, s protectedStep) (stepResult, error) 
 		// The server refused the transaction as a whole (the node to
 		// delete is gone, say): nothing of it happened; create alone.
 	}
-	out, err := c.createNodeWithParents(conn, s.target, s.data, s.flags, s.ttl)
+	out, err := c.createWithParents(conn, s.target, s.data, s.flags, s.ttl)
 	if err != nil {
 		return stepResult{maybeCreated: c.retryable(err)}, err
 	}

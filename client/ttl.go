@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -28,43 +27,21 @@ const MaxTTL = (1<<40 - 1) * time.Millisecond
 // namespace root, and a create whose reply was lost may report
 // zk.ErrNodeExists when retried (CreateProtectedTTL has no such ambiguity).
 func (c *Client) CreateTTL(ctx context.Context, path string, data []byte, flags int32, ttl time.Duration) (string, error) {
-	full, err := c.abs(path)
+	full, err := c.absTTL(path, flags, ttl)
 	if err != nil {
 		return "", err
 	}
-	if err := checkTTL(flags, ttl); err != nil {
-		return "", err
-	}
-	data = detach(ctx, data)
-	out, err := runResult(c, ctx, func(conn *zk.Conn) (string, error) {
-		out, err := conn.CreateTTL(full, data, flags, c.aclFor(full), ttl)
-		if errors.Is(err, zk.ErrNoNode) && c.underNamespaceRoot(full) {
-			// As Create: the namespace root is made on demand.
-			if err = c.ensureContainers(conn, c.cfg.namespace); err != nil {
-				return "", err
-			}
-			out, err = conn.CreateTTL(full, data, flags, c.aclFor(full), ttl)
-		}
-		return out, err
-	})
-	return c.rel(out), aclErr("create", path, err)
+	return c.create(ctx, path, full, data, flags, ttl, false)
 }
 
 // CreateTTLWithParents is CreateTTL that first makes any missing ancestor
 // as a container node, as CreateWithParents does.
 func (c *Client) CreateTTLWithParents(ctx context.Context, path string, data []byte, flags int32, ttl time.Duration) (string, error) {
-	full, err := c.abs(path)
+	full, err := c.absTTL(path, flags, ttl)
 	if err != nil {
 		return "", err
 	}
-	if err := checkTTL(flags, ttl); err != nil {
-		return "", err
-	}
-	data = detach(ctx, data)
-	out, err := runResult(c, ctx, func(conn *zk.Conn) (string, error) {
-		return c.createNodeWithParents(conn, full, data, flags, ttl)
-	})
-	return c.rel(out), aclErr("create", path, err)
+	return c.create(ctx, path, full, data, flags, ttl, true)
 }
 
 // CreateProtectedTTL is CreateProtected for a TTL node (see CreateTTL for
@@ -72,14 +49,21 @@ func (c *Client) CreateTTLWithParents(ctx context.Context, path string, data []b
 // was lost is found again rather than made twice. Missing parents are made
 // as containers.
 func (c *Client) CreateProtectedTTL(ctx context.Context, path string, data []byte, flags int32, ttl time.Duration) (ProtectedNode, error) {
-	if _, err := c.abs(path); err != nil {
-		return ProtectedNode{}, err
-	}
-	if err := checkTTL(flags, ttl); err != nil {
+	if _, err := c.absTTL(path, flags, ttl); err != nil {
 		return ProtectedNode{}, err
 	}
 	node, _, err := c.createProtected(ctx, path, data, flags, ttl, "")
 	return node, err
+}
+
+// absTTL is abs for a TTL node's path, that also refuses bad flags or ttl
+// (see checkTTL).
+func (c *Client) absTTL(path string, flags int32, ttl time.Duration) (string, error) {
+	full, err := c.abs(path)
+	if err != nil {
+		return "", err
+	}
+	return full, checkTTL(flags, ttl)
 }
 
 // checkTTL refuses flags that are not a TTL mode and a ttl out of
@@ -94,13 +78,4 @@ func checkTTL(flags int32, ttl time.Duration) error {
 		return invalidArg("TTL %v: longer than ZooKeeper's maximum %v", ttl, MaxTTL)
 	}
 	return nil
-}
-
-// createNodeWithParents creates the absolute path full, a TTL node when
-// ttl > 0, making missing ancestors as containers.
-func (c *Client) createNodeWithParents(conn *zk.Conn, full string, data []byte, flags int32, ttl time.Duration) (string, error) {
-	if ttl <= 0 {
-		return c.createWithParents(conn, full, data, flags)
-	}
-	return c.withParents(conn, full, func() (string, error) { return conn.CreateTTL(full, data, flags, c.aclFor(full), ttl) })
 }
