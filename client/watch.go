@@ -113,7 +113,7 @@ func (w *Watch) Stop() {
 	s.mu.Lock()
 	_, was := w.sh.subs[w]
 	delete(w.sh.subs, w)
-	drain := was && len(w.sh.subs) == 0 && !w.sh.done && !w.sh.draining
+	drain := was && len(w.sh.subs) == 0 && !w.sh.draining // was: not fired (fire empties subs)
 	if drain {
 		w.sh.draining = true
 	}
@@ -144,7 +144,6 @@ type sharedWatch struct {
 
 	// guarded by watchSet.mu
 	ev       zk.Event
-	done     bool // ev is set (fired is closed)
 	draining bool // a goroutine waits for the event (no caller left)
 	subs     map[*Watch]struct{}
 }
@@ -208,7 +207,7 @@ func (s *watchSet) joinLocked(sh *sharedWatch) *Watch {
 func (s *watchSet) fire(sh *sharedWatch, ev zk.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if sh.done {
+	if isClosedChan(sh.fired) {
 		return
 	}
 	if s.m[sh.key] == sh {
@@ -216,7 +215,7 @@ func (s *watchSet) fire(sh *sharedWatch, ev zk.Event) {
 	}
 	delete(s.all, sh)
 	sh.subs = map[*Watch]struct{}{} // a Stop from now on finds nothing to remove
-	sh.ev, sh.done = ev, true
+	sh.ev = ev
 	close(sh.fired)
 }
 
