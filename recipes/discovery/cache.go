@@ -153,8 +153,10 @@ func (ch *Cache) list() ([]Instance, error) {
 // pump turns the node cache's events into instance events.
 func (ch *Cache) pump(events <-chan cache.Event, cancel func()) {
 	defer ch.wg.Done()
-	defer close(ch.doneCh)
+	// doneCh first, as in package cache, so that a subscriber that sees
+	// its channel closed finds the cache done (ErrClosed).
 	defer ch.stopSubscribers()
+	defer close(ch.doneCh)
 	defer cancel()
 	for ev := range events {
 		ch.apply(ev)

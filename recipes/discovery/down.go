@@ -58,6 +58,9 @@ func (d *downInstances) up(inst Instance) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.purgeLocked()
+	if len(d.statuses) == 0 {
+		return true // no errors noted: no key to make (a JSON encoding)
+	}
 	s := d.statuses[instanceKey(inst)]
 	return s == nil || s.errors < d.policy.ErrorThreshold
 }

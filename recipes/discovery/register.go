@@ -24,13 +24,7 @@ type registration struct {
 // Dynamic. An instance Validate refuses is an *InstanceError, before any
 // I/O. Registering an id already registered here updates it (see Update).
 func (d *Discovery) Register(ctx context.Context, inst Instance) error {
-	if err := d.usable(); err != nil {
-		return err
-	}
-	if inst.ServiceType == "" {
-		inst.ServiceType = Dynamic
-	}
-	data, err := d.encode(inst)
+	inst, data, err := d.prepare(inst)
 	if err != nil {
 		return err
 	}
@@ -99,13 +93,7 @@ func (d *Discovery) create(ctx context.Context, r *registration, inst Instance, 
 // none; an *InstanceError when inst has another name or service type
 // (unregister and register again to change those).
 func (d *Discovery) Update(ctx context.Context, inst Instance) error {
-	if err := d.usable(); err != nil {
-		return err
-	}
-	if inst.ServiceType == "" {
-		inst.ServiceType = Dynamic
-	}
-	data, err := d.encode(inst)
+	inst, data, err := d.prepare(inst)
 	if err != nil {
 		return err
 	}
@@ -199,6 +187,19 @@ func (r *registration) close(ctx context.Context) error {
 		return nil
 	}
 	return r.node.Close(ctx)
+}
+
+// prepare checks that d is usable, and returns inst as it is registered
+// (an empty ServiceType is Dynamic) and its data (see encode).
+func (d *Discovery) prepare(inst Instance) (Instance, []byte, error) {
+	if err := d.usable(); err != nil {
+		return inst, nil, err
+	}
+	if inst.ServiceType == "" {
+		inst.ServiceType = Dynamic
+	}
+	data, err := d.encode(inst)
+	return inst, data, err
 }
 
 // encode validates inst and writes it as this Discovery writes instances.

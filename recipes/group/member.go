@@ -200,26 +200,23 @@ func (m *Member) Events() (<-chan Event, func()) {
 // translate turns a cache event about a child of the group into a member
 // event; the group node's own events are not members'.
 func (m *Member) translate(ev cache.Event) (Event, bool) {
+	var t EventType
 	switch ev.Type {
 	case cache.Initialized:
 		return Event{Type: Loaded}, true
-	case cache.Created, cache.Changed, cache.Deleted:
+	case cache.Created:
+		t = Joined
+	case cache.Changed:
+		t = Updated
+	case cache.Deleted:
+		t = Left
 	default:
 		return Event{}, false
 	}
 	if ev.Node.Path == m.path {
 		return Event{}, false
 	}
-	e := Event{ID: idOf(ev.Node.Path), Data: ev.Node.Data}
-	switch ev.Type {
-	case cache.Created:
-		e.Type = Joined
-	case cache.Changed:
-		e.Type = Updated
-	default:
-		e.Type = Left
-	}
-	return e, true
+	return Event{Type: t, ID: idOf(ev.Node.Path), Data: ev.Node.Data}, true
 }
 
 func idOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }

@@ -269,24 +269,20 @@ func (n *Node) Close(ctx context.Context) error {
 		return errZero()
 	}
 	n.mu.Lock()
-	switch n.phase {
-	case closed:
+	if n.phase == closed {
 		n.mu.Unlock()
-		return nil
-	case idle:
-		n.phase = closed
-		n.stopSubsLocked()
-		n.changedLocked()
-		n.mu.Unlock()
-		n.stop()
 		return nil
 	}
+	wasStarted := n.phase == started
 	n.phase = closed
 	n.closeCtx = ctx
 	n.stopSubsLocked()
 	n.changedLocked()
 	n.mu.Unlock()
 	n.stop()
+	if !wasStarted {
+		return nil // no keeper: nothing was made
+	}
 
 	select {
 	case <-n.done:
@@ -295,9 +291,9 @@ func (n *Node) Close(ctx context.Context) error {
 	}
 	n.subWG.Wait()
 	n.mu.Lock()
-	early, err := n.early, n.closeErr
+	early, err, path := n.early, n.closeErr, n.path
 	n.mu.Unlock()
-	if early && !n.o.mode.ephemeral() && n.Path() != "" {
+	if early && !n.o.mode.ephemeral() && path != "" {
 		// The keeper ended with the client: an ephemeral node went with the
 		// session, a persistent one stays.
 		err = fmt.Errorf("the client closed first, the node stays: %w", ErrClosed)
