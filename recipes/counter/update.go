@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
@@ -134,8 +135,8 @@ func (c *Counter) tries(ctx context.Context, res *Result, p plan, policy retry.P
 		if d == backoff.Stop {
 			return errLost
 		}
-		if err := sleep(ctx, d); err != nil {
-			return err
+		if !queue.Sleep(ctx, d) {
+			return ctx.Err()
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync/atomic"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -152,18 +151,3 @@ func (c *Counter) enter(ctx context.Context) error {
 }
 
 func (c *Counter) leave() { <-c.gate }
-
-// sleep waits d or until ctx ends (then its error).
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
