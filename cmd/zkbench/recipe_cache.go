@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -345,11 +344,11 @@ func goCacheInit(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tree 
 		if err != nil {
 			return cacheResult{}, err
 		}
-		cpu0 := processCPU()
+		cpu0 := cpuTime()
 		start := time.Now()
 		ch, err := loadCache(ctx, c, f, tree)
 		took := time.Since(start)
-		cpu := processCPU() - cpu0
+		cpu := cpuTime() - cpu0
 		if err == nil {
 			err = ch.Close()
 		}
@@ -372,16 +371,6 @@ func goCacheInit(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tree 
 		iters: cfg.iters, initP50: percentile(times, 50), initMin: times[0], initMax: times[len(times)-1], cold: cold,
 		cpu: percentile(cpus, 50),
 	}, nil
-}
-
-// processCPU is the CPU time the process has used, user and system, all
-// threads; 0 where getrusage fails.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // change is one write the latency run waits for: every cache's Changed
