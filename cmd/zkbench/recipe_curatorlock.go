@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -52,23 +50,17 @@ func runCuratorLock(ctx context.Context, e *env, cfg runConfig) (result, error) 
 		return result{}, err
 	}
 	mode := strings.TrimPrefix(cfg.recipe, "curator-")
-	budgetMs := cfg.budget.Milliseconds()
-	if cfg.budget > 0 && budgetMs == 0 {
-		budgetMs = 1
-	}
-	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-cp", cp, curatorLockClass,
-		mode, strings.Join(servers, ","), dir, strconv.Itoa(cfg.workers), strconv.Itoa(cfg.writers),
-		strconv.Itoa(cfg.iters), strconv.Itoa(cfg.warmup), strconv.FormatInt(budgetMs, 10),
-		strconv.FormatInt(cfg.session.Milliseconds(), 10))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	reqBefore := e.requests()
-	if err := cmd.Run(); err != nil {
-		return result{}, fmt.Errorf("java %s: %w\nstdout:\n%s\nstderr:\n%s", curatorLockClass, err, stdout.String(), lastLines(stderr.String(), 30))
+	stdout, _, err := runJava(ctx, cp, curatorLockClass, "-Xmx256m",
+		mode, strings.Join(servers, ","), dir, strconv.Itoa(cfg.workers), strconv.Itoa(cfg.writers),
+		strconv.Itoa(cfg.iters), strconv.Itoa(cfg.warmup), javaBudget(cfg.budget),
+		strconv.FormatInt(cfg.session.Milliseconds(), 10))
+	if err != nil {
+		return result{}, err
 	}
-	line, ok := findResultLine(stdout.String(), cfg.recipe)
+	line, ok := findResultLine(stdout, cfg.recipe)
 	if !ok {
-		return result{}, fmt.Errorf("java %s printed no %s line:\n%s", curatorLockClass, cfg.recipe, stdout.String())
+		return result{}, fmt.Errorf("java %s printed no %s line:\n%s", curatorLockClass, cfg.recipe, stdout)
 	}
 	res := result{cfg: cfg, noEvents: true}
 	res.ops = int(line.num("ops"))
