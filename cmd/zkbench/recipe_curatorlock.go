@@ -32,11 +32,9 @@ const curatorLockClass = "CuratorLockBench"
 // runCuratorLock runs cfg's Curator lock on a fresh directory in a java
 // process and reads its result line. Curator offers no hook to count the
 // watch events its waiters get, so the line has no events_per_release.
-// With -count, req_per_op counts warm-up and measured cycles alike.
+// With -count, req_per_op counts warm-up and measured cycles alike. runOne
+// has validated cfg.
 func runCuratorLock(ctx context.Context, e *env, cfg runConfig) (result, error) {
-	if err := cfg.validate(); err != nil {
-		return result{}, err
-	}
 	dir, err := e.runDir(fmt.Sprintf("%s-w%d", cfg.recipe, cfg.workers))
 	if err != nil {
 		return result{}, err
