@@ -92,7 +92,6 @@ load_after="$(uptime)"
 
 sel() { grep "^$1 recipe=$2 " "$results" || true; }
 med() { sel "$1" "$2" | field "$3" | median; }
-ratio() { awk -v g="$1" -v c="$2" 'BEGIN {if (c > 0) printf "%.2f", g/c; else print "nan"}'; }
 # byround NAME KEY: Go ÷ Curator of KEY in each round.
 byround() {
 	local out="" g c

@@ -83,7 +83,6 @@ load_after="$(uptime)"
 sel() { grep -F "$1|$2|" "$results" | cut -d'|' -f3- || true; }
 med() { sel "$1" "$2" | field "$3" | median; }
 sum() { sel "$1" "$2" | field "$3" | awk '{s+=$1} END {print s+0}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "nan"}'; }
 
 echo
 echo "Medians of $ROUNDS rounds, each measurement $BUDGET after 200 unmeasured increments per worker; one local ZooKeeper 3.8; each worker its own session; optimistic tries under ExponentialBackoff(1 ms, 29) on both sides (W=10 lock: 3 retries, then the promoted lock under the same policy)."

@@ -171,8 +171,6 @@ load_after="$(load)"
 sel() { grep "^recipe=$1 " "$results" || true; }
 med() { sel "$1" | field "$2" | median; }
 sum() { sel "$1" | field "$2" | awk '{s+=$1} END {print s+0}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "nan"}'; }
-rawratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.6f", a/b; else print "nan"}'; }
 # byround A B KEY: A's KEY / B's KEY, per round.
 byround() {
 	local out="" a b round
@@ -182,9 +180,6 @@ byround() {
 		out="$out${out:+, }$(ratio "$a" "$b")"
 	done
 	echo "$out"
-}
-verdict() { # value op bound text
-	awk -v v="$1" -v b="$3" -v op="$2" -v t="$4" 'BEGIN {ok = (op == "<=") ? (v <= b) : (v >= b); print t (ok ? " met" : " MISSED")}'
 }
 
 if [ "$SERVERS" -gt 1 ]; then

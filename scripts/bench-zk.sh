@@ -5,9 +5,9 @@
 # ensemble of local java processes, on free loopback ports; it sets work (a
 # temp directory) and zk (host:port[,host:port...]), and stops the servers
 # (and any load from bench_load_start) and removes $work when the script
-# exits. It also defines field and median for the scripts' tables,
-# bench_zk_describe for their headers, and bench_load_start and
-# bench_load_stop: a CPU-bound load beside a benchmark.
+# exits. It also defines field, median, ratio, rawratio and verdict for the
+# scripts' tables, bench_zk_describe for their headers, and bench_load_start
+# and bench_load_stop: a CPU-bound load beside a benchmark.
 
 bench_zk_start() {
 	local name="$1" servers="${2:-1}"
@@ -146,3 +146,12 @@ bench_load_stop() {
 field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
 # median: the median of the numbers on stdin, one a line ("nan" for none).
 median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+# ratio A B: A / B to two decimals ("nan" unless B > 0).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "nan"}'; }
+# rawratio A B: A / B unrounded, for the verdicts (0.502 must not pass as 0.50).
+rawratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.6f", a/b; else print "nan"}'; }
+# verdict VALUE OP BOUND TEXT: TEXT, then " met" when VALUE OP (<= or >=)
+# BOUND holds, else " MISSED".
+verdict() { # value op bound text
+	awk -v v="$1" -v b="$3" -v op="$2" -v t="$4" 'BEGIN {ok = (op == "<=") ? (v <= b) : (v >= b); print t (ok ? " met" : " MISSED")}'
+}

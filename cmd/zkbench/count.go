@@ -122,7 +122,8 @@ func (e *env) forward(ln net.Listener, server string) {
 	}
 }
 
-// cpuTime is the CPU time (user and system) this process has used so far.
+// cpuTime is the CPU time (user and system, all threads) this process has
+// used so far; 0 where getrusage fails.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

@@ -145,12 +145,18 @@ type sessionWorker interface{ closer() func() }
 
 func (w worker) closer() func() { return w.close }
 
-// openWorkers opens n workers' sessions with open, a bounded number at a
-// time; if any fails, it closes those it opened.
+// openWorkers opens n workers' sessions with open, 32 at a time; if any
+// fails, it closes those it opened.
 func openWorkers[W sessionWorker](ctx context.Context, n int, open func(context.Context, int) (W, error)) ([]W, error) {
+	return openWorkersAtOnce(ctx, n, 32, open)
+}
+
+// openWorkersAtOnce is openWorkers, atOnce at a time. A worker that open
+// returns along with an error is closed too.
+func openWorkersAtOnce[W sessionWorker](ctx context.Context, n, atOnce int, open func(context.Context, int) (W, error)) ([]W, error) {
 	ws := make([]W, n)
 	errs := make([]error, n)
-	sem := make(chan struct{}, 32)
+	sem := make(chan struct{}, atOnce)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -345,11 +343,11 @@ func goCacheInit(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tree 
 		if err != nil {
 			return cacheResult{}, err
 		}
-		cpu0 := processCPU()
+		cpu0 := cpuTime()
 		start := time.Now()
 		ch, err := loadCache(ctx, c, f, tree)
 		took := time.Since(start)
-		cpu := processCPU() - cpu0
+		cpu := cpuTime() - cpu0
 		if err == nil {
 			err = ch.Close()
 		}
@@ -372,16 +370,6 @@ func goCacheInit(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tree 
 		iters: cfg.iters, initP50: percentile(times, 50), initMin: times[0], initMax: times[len(times)-1], cold: cold,
 		cpu: percentile(cpus, 50),
 	}, nil
-}
-
-// processCPU is the CPU time the process has used, user and system, all
-// threads; 0 where getrusage fails.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // change is one write the latency run waits for: every cache's Changed
@@ -419,66 +407,34 @@ const changeTimeout = 30 * time.Second
 // gets it. The next change starts once every cache has seen the last.
 func goCacheLatency(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tree cacheTree) (cacheResult, error) {
 	var cur atomic.Pointer[change]
-	type cacheWorker struct {
-		c  *client.Client
-		ch *cache.Cache
-	}
-	closeW := func(w cacheWorker) {
-		if w.ch != nil {
-			_ = w.ch.Close()
+	ws, err := openWorkersAtOnce(ctx, cfg.workers, 8, func(ctx context.Context, _ int) (cacheWorker, error) {
+		var w cacheWorker
+		c, err := startClient(ctx, e, cfg.session)
+		if err != nil {
+			return w, err
 		}
-		if w.c != nil {
-			_ = w.c.Close()
+		w.c = c
+		ch, err := cache.New(c, tree.root, cacheOpts(f)...)
+		if err != nil {
+			return w, err
 		}
-	}
-	ws := make([]cacheWorker, cfg.workers)
-	defer func() {
-		var wg sync.WaitGroup
-		for _, w := range ws {
-			wg.Go(func() { closeW(w) })
+		if _, err := ch.Listen(func(ev cache.Event) {
+			if x := cur.Load(); x != nil {
+				x.seen(ev)
+			}
+		}); err != nil {
+			return w, err
 		}
-		wg.Wait()
-	}()
-	errs := make([]error, cfg.workers)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for i := range ws {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			c, err := startClient(ctx, e, cfg.session)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			ws[i].c = c
-			ch, err := cache.New(c, tree.root, cacheOpts(f)...)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			if _, err := ch.Listen(func(ev cache.Event) {
-				if x := cur.Load(); x != nil {
-					x.seen(ev)
-				}
-			}); err != nil {
-				errs[i] = err
-				return
-			}
-			if err := ch.Start(); err != nil {
-				errs[i] = err
-				return
-			}
-			ws[i].ch = ch
-			if err := ch.WaitInitialized(ctx); err != nil {
-				errs[i] = err
-			}
-		})
+		if err := ch.Start(); err != nil {
+			return w, err
+		}
+		w.ch = ch
+		return w, ch.WaitInitialized(ctx)
+	})
+	if err != nil {
+		return cacheResult{}, err
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return cacheResult{}, fmt.Errorf("open the caches: %w", err)
-	}
+	defer closeWorkers(ws)
 	watches := serverWatches(ctx, e.servers[0])
 	versions := make([]int32, tree.leaves)
 	data := make([]byte, tree.dataSize)
@@ -517,6 +473,23 @@ func goCacheLatency(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tr
 		caches: cfg.workers, iters: cfg.iters, events: len(samples),
 		p50: percentile(samples, 50), p99: percentile(samples, 99), serverWatches: watches,
 	}, nil
+}
+
+// cacheWorker is one cache of the latency run and its session.
+type cacheWorker struct {
+	c  *client.Client
+	ch *cache.Cache
+}
+
+func (w cacheWorker) closer() func() {
+	return func() {
+		if w.ch != nil {
+			_ = w.ch.Close()
+		}
+		if w.c != nil {
+			_ = w.c.Close()
+		}
+	}
 }
 
 // totalWatches finds the count in the answer to wchs.

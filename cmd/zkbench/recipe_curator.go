@@ -95,24 +95,17 @@ func runCurator(ctx context.Context, e *env, cfg semConfig, dir string) (semResu
 	if err != nil {
 		return semResult{}, err
 	}
-	budgetMs := cfg.budget.Milliseconds()
-	if cfg.budget > 0 && budgetMs == 0 {
-		budgetMs = 1
-	}
-	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-cp", cp, curatorBenchClass,
-		strings.Join(servers, ","), dir, strconv.Itoa(cfg.workers), strconv.Itoa(cfg.max),
-		strconv.Itoa(cfg.iters), strconv.Itoa(cfg.warmup), strconv.FormatInt(budgetMs, 10))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// The sampler runs for the whole process (warm-up included): Curator's
 	// warm-up cannot be told apart from outside.
 	sampler := sampleLeases(ctx, e.admin, path.Join(dir, semaphore.LeasesDir))
-	err = cmd.Run()
+	stdout, _, err := runJava(ctx, cp, curatorBenchClass, "-Xmx256m",
+		strings.Join(servers, ","), dir, strconv.Itoa(cfg.workers), strconv.Itoa(cfg.max),
+		strconv.Itoa(cfg.iters), strconv.Itoa(cfg.warmup), javaBudget(cfg.budget))
 	serverMax := sampler.stop()
 	if err != nil {
-		return semResult{}, fmt.Errorf("java %s: %w\nstdout:\n%s\nstderr:\n%s", curatorBenchClass, err, stdout.String(), lastLines(stderr.String(), 30))
+		return semResult{}, err
 	}
-	res, err := parseCuratorLine(stdout.String(), cfg)
+	res, err := parseCuratorLine(stdout, cfg)
 	if err != nil {
 		return semResult{}, err
 	}
@@ -139,6 +132,29 @@ func parseCuratorLine(out string, cfg semConfig) (semResult, error) {
 		return semResult{}, fmt.Errorf("java %s's line %q: %w", curatorBenchClass, line.text, err)
 	}
 	return res, nil
+}
+
+// javaBudget renders a measured phase's budget as the java benches take
+// it: whole milliseconds, at least 1 when positive, 0 for none.
+func javaBudget(budget time.Duration) string {
+	ms := budget.Milliseconds()
+	if budget > 0 && ms == 0 {
+		ms = 1
+	}
+	return strconv.FormatInt(ms, 10)
+}
+
+// runJava runs class on class path cp (from buildJavaBench) in a java
+// process with heap (its -Xmx flag) and args, and returns what it printed;
+// when it fails, the error has its output (stderr's last 30 lines).
+func runJava(ctx context.Context, cp, class, heap string, args ...string) (stdout, stderr string, err error) {
+	cmd := exec.CommandContext(ctx, "java", append([]string{heap, "-cp", cp, class}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return "", "", fmt.Errorf("java %s: %w\nstdout:\n%s\nstderr:\n%s", class, err, out.String(), lastLines(errOut.String(), 30))
+	}
+	return out.String(), errOut.String(), nil
 }
 
 // lastLines returns the last n lines of s.

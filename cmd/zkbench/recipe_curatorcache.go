@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -29,17 +27,15 @@ func runCuratorCache(ctx context.Context, e *env, cfg runConfig, f cacheFlags, t
 	if err != nil {
 		return cacheResult{}, err
 	}
-	cmd := exec.CommandContext(ctx, "java", curatorCacheHeap, "-cp", cp, curatorCacheClass,
+	stdout, _, err := runJava(ctx, cp, curatorCacheClass, curatorCacheHeap,
 		f.measure, strings.Join(e.servers, ","), tree.root,
 		strconv.Itoa(tree.leaves), strconv.Itoa(tree.fanout), strconv.Itoa(tree.dataSize), strconv.FormatBool(f.noData),
 		strconv.Itoa(cfg.workers), strconv.Itoa(cfg.iters), strconv.Itoa(cfg.warmup),
 		strconv.FormatInt(cfg.session.Milliseconds(), 10))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return cacheResult{}, fmt.Errorf("java %s: %w\nstdout:\n%s\nstderr:\n%s", curatorCacheClass, err, stdout.String(), lastLines(stderr.String(), 30))
+	if err != nil {
+		return cacheResult{}, err
 	}
-	res, err := parseCacheLine(stdout.String(), recipeCuratorCache)
+	res, err := parseCacheLine(stdout, recipeCuratorCache)
 	if err != nil {
 		return cacheResult{}, err
 	}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -27,26 +25,20 @@ func runCuratorCounter(ctx context.Context, e *env, cfg runConfig, f counterFlag
 	if err != nil {
 		return counterResult{}, 0, err
 	}
-	budgetMs := cfg.budget.Milliseconds()
-	if cfg.budget > 0 && budgetMs == 0 {
-		budgetMs = 1
-	}
 	lock := "-"
 	if f.lock {
 		lock = dir + "/lock"
 	}
-	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-cp", cp, curatorCounterClass,
+	stdout, _, err := runJava(ctx, cp, curatorCounterClass, "-Xmx256m",
 		strings.Join(e.servers, ","), dir+"/counter", lock, strconv.Itoa(cfg.workers), strconv.Itoa(cfg.iters),
-		strconv.Itoa(cfg.warmup), strconv.FormatInt(budgetMs, 10), strconv.FormatInt(f.base.Milliseconds(), 10),
+		strconv.Itoa(cfg.warmup), javaBudget(cfg.budget), strconv.FormatInt(f.base.Milliseconds(), 10),
 		strconv.Itoa(f.retries), strconv.FormatInt(cfg.session.Milliseconds(), 10), strconv.FormatInt(f.think.Milliseconds(), 10))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return counterResult{}, 0, fmt.Errorf("java %s: %w\nstdout:\n%s\nstderr:\n%s", curatorCounterClass, err, stdout.String(), lastLines(stderr.String(), 30))
+	if err != nil {
+		return counterResult{}, 0, err
 	}
-	line, ok := findResultLine(stdout.String(), recipeCuratorCounter)
+	line, ok := findResultLine(stdout, recipeCuratorCounter)
 	if !ok {
-		return counterResult{}, 0, fmt.Errorf("java %s printed no result line:\n%s", curatorCounterClass, stdout.String())
+		return counterResult{}, 0, fmt.Errorf("java %s printed no result line:\n%s", curatorCounterClass, stdout)
 	}
 	res := counterResult{
 		ops:       int(line.num("ops")),

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -34,11 +32,9 @@ const curatorLockClass = "CuratorLockBench"
 // runCuratorLock runs cfg's Curator lock on a fresh directory in a java
 // process and reads its result line. Curator offers no hook to count the
 // watch events its waiters get, so the line has no events_per_release.
-// With -count, req_per_op counts warm-up and measured cycles alike.
+// With -count, req_per_op counts warm-up and measured cycles alike. runOne
+// has validated cfg.
 func runCuratorLock(ctx context.Context, e *env, cfg runConfig) (result, error) {
-	if err := cfg.validate(); err != nil {
-		return result{}, err
-	}
 	dir, err := e.runDir(fmt.Sprintf("%s-w%d", cfg.recipe, cfg.workers))
 	if err != nil {
 		return result{}, err
@@ -52,23 +48,17 @@ func runCuratorLock(ctx context.Context, e *env, cfg runConfig) (result, error) 
 		return result{}, err
 	}
 	mode := strings.TrimPrefix(cfg.recipe, "curator-")
-	budgetMs := cfg.budget.Milliseconds()
-	if cfg.budget > 0 && budgetMs == 0 {
-		budgetMs = 1
-	}
-	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-cp", cp, curatorLockClass,
-		mode, strings.Join(servers, ","), dir, strconv.Itoa(cfg.workers), strconv.Itoa(cfg.writers),
-		strconv.Itoa(cfg.iters), strconv.Itoa(cfg.warmup), strconv.FormatInt(budgetMs, 10),
-		strconv.FormatInt(cfg.session.Milliseconds(), 10))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	reqBefore := e.requests()
-	if err := cmd.Run(); err != nil {
-		return result{}, fmt.Errorf("java %s: %w\nstdout:\n%s\nstderr:\n%s", curatorLockClass, err, stdout.String(), lastLines(stderr.String(), 30))
+	stdout, _, err := runJava(ctx, cp, curatorLockClass, "-Xmx256m",
+		mode, strings.Join(servers, ","), dir, strconv.Itoa(cfg.workers), strconv.Itoa(cfg.writers),
+		strconv.Itoa(cfg.iters), strconv.Itoa(cfg.warmup), javaBudget(cfg.budget),
+		strconv.FormatInt(cfg.session.Milliseconds(), 10))
+	if err != nil {
+		return result{}, err
 	}
-	line, ok := findResultLine(stdout.String(), cfg.recipe)
+	line, ok := findResultLine(stdout, cfg.recipe)
 	if !ok {
-		return result{}, fmt.Errorf("java %s printed no %s line:\n%s", curatorLockClass, cfg.recipe, stdout.String())
+		return result{}, fmt.Errorf("java %s printed no %s line:\n%s", curatorLockClass, cfg.recipe, stdout)
 	}
 	res := result{cfg: cfg, noEvents: true}
 	res.ops = int(line.num("ops"))

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path"
 	"runtime"
 	"slices"
@@ -504,28 +502,22 @@ func runCuratorElection(ctx context.Context, e *env, cfg runConfig, dir string) 
 	if cfg.recipe == recipeCuratorRun {
 		mode = "run"
 	}
-	budgetMs := cfg.budget.Milliseconds()
-	if cfg.budget > 0 && budgetMs == 0 {
-		budgetMs = 1
-	}
-	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-cp", cp, curatorElectionClass,
-		mode, strings.Join(servers, ","), dir, strconv.Itoa(cfg.workers),
-		strconv.Itoa(cfg.iters), strconv.Itoa(cfg.warmup), strconv.FormatInt(budgetMs, 10),
-		strconv.FormatInt(cfg.session.Milliseconds(), 10))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	reqBefore := e.requests()
-	if err := cmd.Run(); err != nil {
-		return electResult{}, fmt.Errorf("java %s: %w\nstdout:\n%s\nstderr:\n%s", curatorElectionClass, err, stdout.String(), lastLines(stderr.String(), 30))
+	stdout, stderr, err := runJava(ctx, cp, curatorElectionClass, "-Xmx256m",
+		mode, strings.Join(servers, ","), dir, strconv.Itoa(cfg.workers),
+		strconv.Itoa(cfg.iters), strconv.Itoa(cfg.warmup), javaBudget(cfg.budget),
+		strconv.FormatInt(cfg.session.Milliseconds(), 10))
+	if err != nil {
+		return electResult{}, err
 	}
 	// What the program noticed (violations, lost leadership, connection
 	// states): passed on as warnings.
-	for l := range strings.SplitSeq(stderr.String(), "\n") {
+	for l := range strings.SplitSeq(stderr, "\n") {
 		if msg, ok := strings.CutPrefix(l, "bench: "); ok {
 			e.logger.Warn(cfg.recipe + ": " + msg)
 		}
 	}
-	res, err := parseElectLine(stdout.String(), cfg.recipe)
+	res, err := parseElectLine(stdout, cfg.recipe)
 	if err == nil {
 		// The counters saw the whole process: warm-up terms too.
 		res.requests = perOp(reqBefore, e.requests(), res.terms+cfg.warmup)

@@ -42,7 +42,7 @@ func (r result) line() string {
 		p50, p99 = r.fixed[0], r.fixed[1]
 	}
 	rw := ""
-	if r.cfg.recipe == recipeRWLock || r.cfg.recipe == recipeCuratorRWLock {
+	if isRW(r.cfg.recipe) {
 		rw = fmt.Sprintf(" readers=%d writers=%d", r.cfg.readers, r.cfg.writers)
 	}
 	line := fmt.Sprintf("recipe=%s workers=%d%s iters=%d ops=%d secs=%.2f ops_per_s=%.1f handoff_p50_ms=%.2f handoff_p99_ms=%.2f violations=%d",

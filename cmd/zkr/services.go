@@ -155,21 +155,27 @@ func readServices(ctx context.Context, c clientAPI, base string) (*ServicesView,
 		if err != nil {
 			return nil, err
 		}
-		s := ServiceSummary{Name: n}
-		for _, i := range insts {
-			switch {
-			case i.Error != "":
-				s.Unreadable++
-			case i.Enabled:
-				s.Instances++
-				s.Enabled++
-			default:
-				s.Instances++
-			}
-		}
-		v.Services = append(v.Services, s)
+		v.Services = append(v.Services, summarize(n, insts))
 	}
 	return v, nil
+}
+
+// summarize counts a service's instances, the enabled ones and the nodes
+// whose data is no instance.
+func summarize(name string, insts []InstanceView) ServiceSummary {
+	s := ServiceSummary{Name: name}
+	for _, i := range insts {
+		switch {
+		case i.Error != "":
+			s.Unreadable++
+		case i.Enabled:
+			s.Instances++
+			s.Enabled++
+		default:
+			s.Instances++
+		}
+	}
+	return s
 }
 
 func newServices(g *globals) *cobra.Command {

@@ -25,26 +25,14 @@ func writeServices(w io.Writer, v *ServicesView) {
 // writeService prints one service's instances as a table, then the nodes
 // whose data is no instance.
 func writeService(w io.Writer, v *ServiceView) {
-	n, enabled := 0, 0
-	var bad []InstanceView
-	for _, i := range v.Instances {
-		switch {
-		case i.Error != "":
-			bad = append(bad, i)
-		case i.Enabled:
-			n++
-			enabled++
-		default:
-			n++
-		}
-	}
-	fmt.Fprintf(w, "%s  service  %d %s, %d enabled", join(v.Base, v.Name), n,
-		plural(n, "instance", "instances"), enabled)
-	if len(bad) > 0 {
-		fmt.Fprintf(w, ", %d unreadable", len(bad))
+	s := summarize(v.Name, v.Instances)
+	fmt.Fprintf(w, "%s  service  %d %s, %d enabled", join(v.Base, v.Name), s.Instances,
+		plural(s.Instances, "instance", "instances"), s.Enabled)
+	if s.Unreadable > 0 {
+		fmt.Fprintf(w, ", %d unreadable", s.Unreadable)
 	}
 	fmt.Fprintln(w)
-	if n > 0 {
+	if s.Instances > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tADDRESS\tPORT\tSSL\tTYPE\tENABLED\tREGISTERED\tSESSION\tURI")
 		for _, i := range v.Instances {
@@ -57,7 +45,10 @@ func writeService(w io.Writer, v *ServiceView) {
 		}
 		_ = tw.Flush()
 	}
-	for _, i := range bad {
+	for _, i := range v.Instances {
+		if i.Error == "" {
+			continue
+		}
 		fmt.Fprintf(w, "unreadable %s (session %s): %s; data %s\n", i.Node, i.Session, i.Error,
 			shortData(i.Data, i.DataBytes))
 	}
