@@ -176,7 +176,7 @@ func TestServiceDiscoveryCrashedServer(t *testing.T) {
 	states, cancel := c.Subscribe()
 	defer cancel()
 	require.NoError(t, cl.StopServer(ctx, 0))
-	waitState(t, states, client.StateLost, 20*time.Second) // the client gives the session up
+	itest.WaitState(t, states, client.StateLost, 0, 20*time.Second) // the client gives the session up
 	require.NoError(t, cl.StartServer(ctx, 0))
 	itest.Eventually(t, 30*time.Second, "both instances registered again in a new session", func() bool {
 		kids, err := itest.TryChildren(watcher, base+"/test")
@@ -235,9 +235,9 @@ func TestServiceDiscoveryUnregisterService(t *testing.T) {
 	states, cancel := c.Subscribe()
 	defer cancel()
 	require.NoError(t, cl.StopServer(ctx, 0))
-	waitState(t, states, client.StateLost, 20*time.Second)
+	itest.WaitState(t, states, client.StateLost, 0, 20*time.Second)
 	require.NoError(t, cl.StartServer(ctx, 0))
-	waitState(t, states, client.StateReconnected, 30*time.Second)
+	itest.WaitState(t, states, client.StateReconnected, 0, 30*time.Second)
 	// Unregister races the re-registration the new session starts.
 	require.NoError(t, d.Unregister(ctx, inst))
 	for range 20 {
@@ -248,21 +248,6 @@ func TestServiceDiscoveryUnregisterService(t *testing.T) {
 }
 
 func must[T any](v T, _ ...any) T { return v }
-
-func waitState(t *testing.T, states <-chan client.StateChange, want client.State, d time.Duration) {
-	t.Helper()
-	deadline := time.After(d)
-	for {
-		select {
-		case s := <-states:
-			if s.State == want {
-				return
-			}
-		case <-deadline:
-			require.FailNowf(t, "no state", "no %v within %v", want, d)
-		}
-	}
-}
 
 // ownerOf is the ephemeral owner of the node at p.
 func ownerOf(t *testing.T, c *client.Client, p string) int64 {
