@@ -138,9 +138,9 @@ func TestServiceDiscoveryServiceTypes(t *testing.T) {
 	kids := itest.Children(t, c, base+"/svc")
 	require.Len(t, kids, 5)
 	for _, k := range kids {
-		_, st, err := c.Get(ctx, base+"/svc/"+k)
+		data, st, err := c.Get(ctx, base+"/svc/"+k)
 		require.NoError(t, err)
-		inst, err := discovery.Unmarshal(must(c.Get(ctx, base+"/svc/"+k)))
+		inst, err := discovery.Unmarshal(data)
 		require.NoError(t, err)
 		switch inst.ID {
 		case "seq":
