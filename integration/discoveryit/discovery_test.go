@@ -20,10 +20,7 @@ import (
 // TestServiceDiscoveryBasic ports testBasic: one registered instance is
 // the one name and the one instance the queries return.
 func TestServiceDiscoveryBasic(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	c, ctx, d := onShared(t)
 	inst := instance("test", "i1", 10064, "thing")
 	require.NoError(t, d.Register(ctx, inst))
 
@@ -49,10 +46,7 @@ func TestServiceDiscoveryBasic(t *testing.T) {
 // TestServiceDiscoveryMultipleInstances ports testMultipleInstances: two
 // services with two instances each.
 func TestServiceDiscoveryMultipleInstances(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	_, ctx, d := onShared(t)
 	s1i1, s1i2 := discovery.NewInstance("one"), discovery.NewInstance("one")
 	s2i1, s2i2 := discovery.NewInstance("two"), discovery.NewInstance("two")
 	for _, i := range []discovery.Instance{s1i1, s1i2, s2i1, s2i2} {
@@ -70,10 +64,7 @@ func TestServiceDiscoveryMultipleInstances(t *testing.T) {
 // instance is neither kept nor on the server, and the service's container
 // goes with its last instance.
 func TestServiceDiscoveryCleaning(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	c, ctx, d := onShared(t)
 	inst := instance("test", "i1", 10064, "thing")
 	require.NoError(t, d.Register(ctx, inst))
 	require.NoError(t, d.Unregister(ctx, inst))
@@ -88,10 +79,7 @@ func TestServiceDiscoveryCleaning(t *testing.T) {
 // node); Register of a registered id updates it; a changed name or type is
 // refused.
 func TestServiceDiscoveryUpdate(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	c, ctx, d := onShared(t)
 	inst := instance("test", "i1", 10064, "thing")
 	require.NoError(t, d.Register(ctx, inst))
 	_, st, err := c.Get(ctx, base+"/test/i1")
