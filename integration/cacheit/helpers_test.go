@@ -124,33 +124,19 @@ func converge(t *testing.T, ch *cache.Cache, rec *recorder, reader *client.Clien
 }
 
 // states records a client's state changes.
-type states struct {
-	ch     <-chan client.StateChange
-	cancel func()
-}
+type states struct{ ch <-chan client.StateChange }
 
 // watchStates subscribes to c's state changes (cancelled at cleanup).
 func watchStates(t *testing.T, c *client.Client) *states {
 	ch, cancel := c.Subscribe()
 	t.Cleanup(cancel)
-	return &states{ch: ch, cancel: cancel}
+	return &states{ch: ch}
 }
 
 // await waits (up to d) for the state want, skipping the others.
 func (s *states) await(t *testing.T, want client.State, d time.Duration) client.StateChange {
 	t.Helper()
-	timeout := time.After(d)
-	for {
-		select {
-		case st, ok := <-s.ch:
-			require.True(t, ok, "state subscription closed")
-			if st.State == want {
-				return st
-			}
-		case <-timeout:
-			require.FailNowf(t, "no state change", "no %s within %v", want, d)
-		}
-	}
+	return itest.WaitState(t, s.ch, want, 0, d)
 }
 
 // expire makes the client behind link lose its session: the link is cut

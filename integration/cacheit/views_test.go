@@ -219,11 +219,7 @@ func TestCuratorCacheAfterInitialized(t *testing.T) {
 	require.NoError(t, ch.Start())
 	defer ch.Close()
 	require.NoError(t, ch.WaitInitialized(r.ctx))
-	select {
-	case <-ch.Initialized():
-	default:
-		t.Fatal("Initialized not closed after WaitInitialized")
-	}
+	require.True(t, itest.Closed(ch.Initialized()), "Initialized not closed after WaitInitialized")
 	require.Equal(t, 4, ch.Len())
 	for _, p := range []string{"/test", "/test/one", "/test/one/two", "/test/one/two/three"} {
 		_, ok := ch.Get(p)

@@ -17,10 +17,7 @@ import (
 // that is no node name, a bad port, type or payload are refused with an
 // *InstanceError, and nothing is left on the server.
 func TestBadInstances(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	c, ctx, d := onShared(t)
 	good := instance("test", "i1", 1, "")
 	spoil := map[string]func(*discovery.Instance){
 		"no name":       func(i *discovery.Instance) { i.Name = "" },

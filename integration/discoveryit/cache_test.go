@@ -16,10 +16,7 @@ import (
 // TestServiceCacheInitialLoad ports testInitialLoad: a started cache sees
 // three registrations; a second cache started afterwards loads all three.
 func TestServiceCacheInitialLoad(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	_, ctx, d := onShared(t)
 	ch, err := d.NewCache("test")
 	require.NoError(t, err)
 	rec := record(t, ch)
@@ -48,10 +45,7 @@ func TestServiceCacheInitialLoad(t *testing.T) {
 // TestServiceCacheViaProvider ports testViaProvider: a provider finds a
 // registered instance, then both of two.
 func TestServiceCacheViaProvider(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	_, ctx, d := onShared(t)
 	p, err := d.NewProvider("test")
 	require.NoError(t, err)
 	require.NoError(t, p.Start(ctx))
@@ -78,10 +72,7 @@ func TestServiceCacheViaProvider(t *testing.T) {
 // TestServiceCacheUpdate ports testUpdate: an updated payload reaches the
 // cache as one Updated event.
 func TestServiceCacheUpdate(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	_, ctx, d := onShared(t)
 	inst := instance("test", "i1", 10064, "thing")
 	require.NoError(t, d.Register(ctx, inst))
 	ch, err := d.NewCache("test")
@@ -105,10 +96,7 @@ func TestServiceCacheUpdate(t *testing.T) {
 // TestServiceCacheCache ports testCache: the cache tells of its own
 // service's instances, never of another service's; Unregister is Removed.
 func TestServiceCacheCache(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	_, ctx, d := onShared(t)
 	ch, err := d.NewCache("test")
 	require.NoError(t, err)
 	require.NoError(t, ch.Start(ctx))
@@ -137,10 +125,7 @@ func TestServiceCacheCache(t *testing.T) {
 // instance is left out; written over with an instance, it joins; written
 // back to garbage, it leaves.
 func TestServiceCacheBadData(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	c, ctx, d := onShared(t)
 	_, err := c.CreateWithParents(ctx, base+"/test/junk", []byte("not json"), 0)
 	require.NoError(t, err)
 	ch, err := d.NewCache("test")

@@ -20,10 +20,7 @@ import (
 // TestServiceDiscoveryBasic ports testBasic: one registered instance is
 // the one name and the one instance the queries return.
 func TestServiceDiscoveryBasic(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	c, ctx, d := onShared(t)
 	inst := instance("test", "i1", 10064, "thing")
 	require.NoError(t, d.Register(ctx, inst))
 
@@ -49,10 +46,7 @@ func TestServiceDiscoveryBasic(t *testing.T) {
 // TestServiceDiscoveryMultipleInstances ports testMultipleInstances: two
 // services with two instances each.
 func TestServiceDiscoveryMultipleInstances(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	_, ctx, d := onShared(t)
 	s1i1, s1i2 := discovery.NewInstance("one"), discovery.NewInstance("one")
 	s2i1, s2i2 := discovery.NewInstance("two"), discovery.NewInstance("two")
 	for _, i := range []discovery.Instance{s1i1, s1i2, s2i1, s2i2} {
@@ -70,10 +64,7 @@ func TestServiceDiscoveryMultipleInstances(t *testing.T) {
 // instance is neither kept nor on the server, and the service's container
 // goes with its last instance.
 func TestServiceDiscoveryCleaning(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	c, ctx, d := onShared(t)
 	inst := instance("test", "i1", 10064, "thing")
 	require.NoError(t, d.Register(ctx, inst))
 	require.NoError(t, d.Unregister(ctx, inst))
@@ -88,10 +79,7 @@ func TestServiceDiscoveryCleaning(t *testing.T) {
 // node); Register of a registered id updates it; a changed name or type is
 // refused.
 func TestServiceDiscoveryUpdate(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	c, ctx, d := onShared(t)
 	inst := instance("test", "i1", 10064, "thing")
 	require.NoError(t, d.Register(ctx, inst))
 	_, st, err := c.Get(ctx, base+"/test/i1")
@@ -138,9 +126,9 @@ func TestServiceDiscoveryServiceTypes(t *testing.T) {
 	kids := itest.Children(t, c, base+"/svc")
 	require.Len(t, kids, 5)
 	for _, k := range kids {
-		_, st, err := c.Get(ctx, base+"/svc/"+k)
+		data, st, err := c.Get(ctx, base+"/svc/"+k)
 		require.NoError(t, err)
-		inst, err := discovery.Unmarshal(must(c.Get(ctx, base+"/svc/"+k)))
+		inst, err := discovery.Unmarshal(data)
 		require.NoError(t, err)
 		switch inst.ID {
 		case "seq":
@@ -176,7 +164,7 @@ func TestServiceDiscoveryCrashedServer(t *testing.T) {
 	states, cancel := c.Subscribe()
 	defer cancel()
 	require.NoError(t, cl.StopServer(ctx, 0))
-	waitState(t, states, client.StateLost, 20*time.Second) // the client gives the session up
+	itest.WaitState(t, states, client.StateLost, 0, 20*time.Second) // the client gives the session up
 	require.NoError(t, cl.StartServer(ctx, 0))
 	itest.Eventually(t, 30*time.Second, "both instances registered again in a new session", func() bool {
 		kids, err := itest.TryChildren(watcher, base+"/test")
@@ -235,9 +223,9 @@ func TestServiceDiscoveryUnregisterService(t *testing.T) {
 	states, cancel := c.Subscribe()
 	defer cancel()
 	require.NoError(t, cl.StopServer(ctx, 0))
-	waitState(t, states, client.StateLost, 20*time.Second)
+	itest.WaitState(t, states, client.StateLost, 0, 20*time.Second)
 	require.NoError(t, cl.StartServer(ctx, 0))
-	waitState(t, states, client.StateReconnected, 30*time.Second)
+	itest.WaitState(t, states, client.StateReconnected, 0, 30*time.Second)
 	// Unregister races the re-registration the new session starts.
 	require.NoError(t, d.Unregister(ctx, inst))
 	for range 20 {
@@ -248,21 +236,6 @@ func TestServiceDiscoveryUnregisterService(t *testing.T) {
 }
 
 func must[T any](v T, _ ...any) T { return v }
-
-func waitState(t *testing.T, states <-chan client.StateChange, want client.State, d time.Duration) {
-	t.Helper()
-	deadline := time.After(d)
-	for {
-		select {
-		case s := <-states:
-			if s.State == want {
-				return
-			}
-		case <-deadline:
-			require.FailNowf(t, "no state", "no %v within %v", want, d)
-		}
-	}
-}
 
 // ownerOf is the ephemeral owner of the node at p.
 func ownerOf(t *testing.T, c *client.Client, p string) int64 {

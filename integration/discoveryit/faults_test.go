@@ -51,7 +51,7 @@ func TestServiceDiscoveryCrashedInstance(t *testing.T) {
 	states, cancel := c.Subscribe()
 	defer cancel()
 	link.Cut()
-	waitState(t, states, client.StateLost, 20*time.Second)
+	itest.WaitState(t, states, client.StateLost, 0, 20*time.Second)
 	itest.WaitChildren(t, watcher, base+"/test", 0) // the server expired the session
 	waitIDs(t, "provider with the session gone", func() []discovery.Instance { return must(p.GetAllInstances()) })
 	// Data set while cut off is what the instance is registered with again.
@@ -61,7 +61,7 @@ func TestServiceDiscoveryCrashedInstance(t *testing.T) {
 	cancelShort()
 	require.True(t, err == nil || errors.Is(err, context.DeadlineExceeded), "Update while cut off: %v", err)
 	link.Restore()
-	waitState(t, states, client.StateReconnected, 20*time.Second)
+	itest.WaitState(t, states, client.StateReconnected, 0, 20*time.Second)
 
 	after := itest.WaitChildren(t, watcher, base+"/test", 2)
 	require.Contains(t, after, "i1")
@@ -109,7 +109,7 @@ func TestServiceDiscoveryEnsemble(t *testing.T) {
 	states, cancel := c.Subscribe()
 	defer cancel()
 	require.NoError(t, cl.KillServer(ctx, victim))
-	waitState(t, states, client.StateReconnected, 30*time.Second)
+	itest.WaitState(t, states, client.StateReconnected, 0, 30*time.Second)
 
 	inst.Payload = json.RawMessage(`"v2"`)
 	require.NoError(t, d.Update(ctx, inst))

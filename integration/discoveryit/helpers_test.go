@@ -32,6 +32,16 @@ func newDiscovery(t *testing.T, c *client.Client, opts ...discovery.Option) *dis
 	return d
 }
 
+// onShared is most tests' start: the goroutine leak check, a client on
+// the shared server in a namespace of the test's own, a context (30 s) for
+// its calls, and a Discovery on the client.
+func onShared(t *testing.T) (*client.Client, context.Context, *discovery.Discovery) {
+	t.Helper()
+	itest.NoLeaks(t)
+	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
+	return c, itest.Ctx(t, 30*time.Second), newDiscovery(t, c)
+}
+
 // instance is a test instance of service name: id, port, a string payload.
 func instance(name, id string, port int, payload string) discovery.Instance {
 	inst := discovery.NewInstance(name)

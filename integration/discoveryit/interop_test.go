@@ -56,7 +56,7 @@ func TestInteropJavaSeesGo(t *testing.T) {
 	states, cancel := c.Subscribe()
 	defer cancel()
 	link.Cut()
-	waitState(t, states, client.StateLost, 20*time.Second)
+	itest.WaitState(t, states, client.StateLost, 0, 20*time.Second)
 	j.waitView(t, "view", "api", "the instance leaves Java's view with the Go session", sameAs())
 	j.waitProvider(t, "api")
 	link.Restore()

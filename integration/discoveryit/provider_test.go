@@ -14,10 +14,7 @@ import (
 
 // TestServiceProviderBasic ports testBasic.
 func TestServiceProviderBasic(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	_, ctx, d := onShared(t)
 	inst := instance("test", "i1", 10064, "thing")
 	require.NoError(t, d.Register(ctx, inst))
 	p, err := d.NewProvider("test")
@@ -64,10 +61,7 @@ func TestServiceProviderDisabledInstance(t *testing.T) {
 // left out once the threshold is reached, for the policy's timeout; a
 // filter leaves out what it refuses; strategies pick among the rest.
 func TestServiceProviderNoteError(t *testing.T) {
-	itest.NoLeaks(t)
-	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
-	ctx := itest.Ctx(t, 30*time.Second)
-	d := newDiscovery(t, c)
+	_, ctx, d := onShared(t)
 	for i, id := range []string{"a", "b", "c", "x"} {
 		require.NoError(t, d.Register(ctx, instance("test", id, 8000+i, "")))
 	}

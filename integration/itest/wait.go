@@ -80,6 +80,27 @@ func TryExists(c *client.Client, p string) (bool, error) {
 	return ok, err
 }
 
+// WaitState waits up to d for the state want on states (a subscription of
+// a client's state changes), of session sid unless sid is 0, skipping the
+// others, and returns it. It fails the test when none comes or the
+// subscription closes first.
+func WaitState(t testing.TB, states <-chan client.StateChange, want client.State, sid int64, d time.Duration) client.StateChange {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case ev, ok := <-states:
+			require.True(t, ok, "state subscription closed")
+			if ev.State == want && (sid == 0 || ev.SessionID == sid) {
+				return ev
+			}
+		case <-deadline:
+			require.FailNowf(t, "no state change", "no %v within %v", want, d)
+			return client.StateChange{}
+		}
+	}
+}
+
 // Closed reports whether ch is closed, without waiting.
 func Closed(ch <-chan struct{}) bool {
 	select {

@@ -88,7 +88,7 @@ func TestNodeDroppedCreateReply(t *testing.T) {
 		require.NoError(t, n.Start())
 		require.True(t, itest.WaitClosed(fired, 10*time.Second), "the create was never sent")
 		r.link.Cut()
-		waitState(t, states, client.StateLost, old.ID(), 20*time.Second)
+		itest.WaitState(t, states, client.StateLost, old.ID(), 20*time.Second)
 		r.link.Restore()
 		require.NoError(t, n.WaitForInitialCreate(r.ctx(30*time.Second)))
 		r.requireSettled("/svc", n, true)

@@ -180,31 +180,13 @@ func (r *rig) expire() *client.Session {
 	defer cancel()
 	old := r.c.Session()
 	r.link.Cut()
-	waitState(r.t, states, client.StateLost, old.ID(), 30*time.Second)
+	itest.WaitState(r.t, states, client.StateLost, old.ID(), 30*time.Second)
 	r.link.Restore()
-	ev := waitState(r.t, states, client.StateReconnected, 0, 30*time.Second)
+	ev := itest.WaitState(r.t, states, client.StateReconnected, 0, 30*time.Second)
 	require.NotEqual(r.t, old.ID(), ev.SessionID, "the session survived")
 	s, err := r.c.WaitSession(r.ctx(10 * time.Second))
 	require.NoError(r.t, err)
 	return s
-}
-
-// waitState waits for state (of session sid, unless 0) on states, skipping others.
-func waitState(t *testing.T, states <-chan client.StateChange, want client.State, sid int64, d time.Duration) client.StateChange {
-	t.Helper()
-	deadline := time.After(d)
-	for {
-		select {
-		case ev, ok := <-states:
-			require.True(t, ok, "state subscription closed")
-			if ev.State == want && (sid == 0 || ev.SessionID == sid) {
-				return ev
-			}
-		case <-deadline:
-			require.FailNowf(t, "no state change", "no %v within %v", want, d)
-			return client.StateChange{}
-		}
-	}
 }
 
 // nextEvent returns the node's next event, failing the test when none comes within d.

@@ -80,10 +80,10 @@ func TestNodeServers(t *testing.T) {
 		defer unsub()
 		deletes := r2.link.Requests(faultlink.OpDelete)
 		require.NoError(t, cl.StopServer(ctx, 0))
-		waitState(t, states, client.StateLost, old.ID(), time.Minute)
+		itest.WaitState(t, states, client.StateLost, old.ID(), time.Minute)
 		require.NoError(t, c.SetData(ctx, []byte("c1")), "SetData after the session was lost")
 		require.NoError(t, cl.StartServer(ctx, 0))
-		waitState(t, states, client.StateReconnected, 0, time.Minute)
+		itest.WaitState(t, states, client.StateReconnected, 0, time.Minute)
 		r2.settledTogether("/svc2", c, d)
 		assert.NotEqual(t, old.ID(), r2.c.Session().ID())
 		assert.GreaterOrEqual(t, r2.link.Requests(faultlink.OpDelete)-deletes, int64(2),

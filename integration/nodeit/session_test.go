@@ -51,11 +51,11 @@ func TestNodeSessions(t *testing.T) {
 				_, st0 := r.read(oldPath)
 				require.NotNil(t, st0)
 				r.link.Cut()
-				waitState(t, states, client.StateSuspended, old.ID(), 10*time.Second)
+				itest.WaitState(t, states, client.StateSuspended, old.ID(), 10*time.Second)
 				want := fmt.Sprintf("v%d", i)
 				res := make(chan error, 1)
 				go func() { res <- n.SetData(r.ctx(60*time.Second), []byte(want)) }()
-				waitState(t, states, client.StateLost, old.ID(), 10*time.Second)
+				itest.WaitState(t, states, client.StateLost, old.ID(), 10*time.Second)
 				if m.ephemeral {
 					// The node went with its session: SetData returns,
 					// the data waits for the re-create.
@@ -65,7 +65,7 @@ func TestNodeSessions(t *testing.T) {
 					itest.Pending(t, res, 0, "SetData of a persistent node while cut")
 				}
 				r.link.Restore()
-				rec := waitState(t, states, client.StateReconnected, 0, 20*time.Second)
+				rec := itest.WaitState(t, states, client.StateReconnected, 0, 20*time.Second)
 				unsub()
 				require.NotEqual(t, old.ID(), rec.SessionID)
 				if m.ephemeral {
@@ -111,12 +111,12 @@ func TestNodeSessions(t *testing.T) {
 		states, unsub := r.c.Subscribe()
 		defer unsub()
 		r.link.Cut()
-		waitState(t, states, client.StateSuspended, sess.ID(), 10*time.Second)
+		itest.WaitState(t, states, client.StateSuspended, sess.ID(), 10*time.Second)
 		res := make(chan error, 1)
 		go func() { res <- n.SetData(r.ctx(30*time.Second), []byte("Updated")) }()
 		itest.Pending(t, res, 300*time.Millisecond, "SetData while cut")
 		r.link.Restore()
-		waitState(t, states, client.StateReconnected, sess.ID(), 10*time.Second)
+		itest.WaitState(t, states, client.StateReconnected, sess.ID(), 10*time.Second)
 		require.NoError(t, itest.Await(t, res, 10*time.Second, "SetData once the link is back"))
 		data, st := r.read(n.Path())
 		assert.Equal(t, "Updated", string(data))
