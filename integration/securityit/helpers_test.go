@@ -2,13 +2,8 @@ package securityit
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
 	"testing"
 	"time"
 
@@ -17,6 +12,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 )
 
 // clientTLS is a TLS config that trusts the shared cluster's authority and
@@ -81,16 +77,7 @@ func requireTLSRefusal(t testing.TB, err error, ctxLive bool) *client.TLSError {
 // otherCA is a certificate pool with an authority the servers do not use.
 func otherCA(t testing.TB) *x509.CertPool {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "some other CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
+	cert, err := zkharness.SelfSignedCA("some other CA")
 	require.NoError(t, err)
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
