@@ -30,21 +30,11 @@ func connectTLS(t testing.TB, ns string, extra ...client.Option) *client.Client 
 	return connectTo(t, server.SecureAddrs(), ns, append([]client.Option{client.WithTLS(clientTLS(t))}, extra...)...)
 }
 
-// connectTo starts a client on addrs (30 s to connect) and closes it at
-// cleanup.
+// connectTo starts a client on addrs (itest.Connect: 30 s to connect,
+// closed at cleanup).
 func connectTo(t testing.TB, addrs []string, ns string, extra ...client.Option) *client.Client {
 	t.Helper()
-	opts := []client.Option{client.WithServers(addrs...), client.WithSessionTimeout(4 * time.Second)}
-	if ns != "" {
-		opts = append(opts, client.WithNamespace(ns))
-	}
-	c, err := client.New(append(opts, extra...)...)
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	require.NoError(t, c.Start(ctx))
-	t.Cleanup(func() { _ = c.Close() })
-	return c
+	return itest.Connect(t, server, itest.Opts{NS: ns, Extra: append([]client.Option{client.WithServers(addrs...)}, extra...)})
 }
 
 // startErr starts a client that must not get a session, with a ctx far
