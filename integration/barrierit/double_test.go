@@ -239,9 +239,9 @@ func TestDistributedDoubleBarrierSpuriousWakeup(t *testing.T) {
 	sid := c1.Session().ID()
 	for range 3 {
 		link.Cut()
-		waitState(t, states, client.StateSuspended, sid, 10*time.Second)
+		itest.WaitState(t, states, client.StateSuspended, sid, 10*time.Second)
 		link.Restore()
-		waitState(t, states, client.StateReconnected, sid, 10*time.Second)
+		itest.WaitState(t, states, client.StateReconnected, sid, 10*time.Second)
 		itest.Pending(t, res, 0, "Enter woken by a reconnect")
 	}
 	for range 5 {
