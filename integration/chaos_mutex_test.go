@@ -76,6 +76,7 @@ func runChaos(t *testing.T, sc chaos.Scenario) chaos.Result {
 	require.Empty(t, r.Unreaped, "recipe paths not reaped after Close")
 	require.Empty(t, r.CalmStuck, "participants without progress in the calm phase")
 	require.Empty(t, r.Problems, "what the workers found wrong")
+	require.Empty(t, r.Unsettled, "what the workload's Settle check found after the calm phase")
 	require.NotZero(t, r.Grants, "no grants")
 	return r
 }

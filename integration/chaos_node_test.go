@@ -1,10 +1,6 @@
 package integration
 
-import (
-	"testing"
-
-	"github.com/stretchr/testify/require"
-)
+import "testing"
 
 // TestChaosNode (issue 17, the persistent node): four participants, each
 // its own client behind its own fault link, keep one ephemeral node each
@@ -19,7 +15,4 @@ import (
 // closed their nodes, nothing is left while the sessions live, the path is
 // reaped after the clients close, and no goroutine leaks. CHAOS_SEED reruns
 // a seed.
-func TestChaosNode(t *testing.T) {
-	r := runWorkload(t, "node")
-	require.Empty(t, r.Unsettled, "nodes not settled after the calm phase")
-}
+func TestChaosNode(t *testing.T) { runWorkload(t, "node") }

@@ -120,18 +120,17 @@ func (y *tally) check(t *testing.T, all int) {
 	require.Len(t, y.rounds, 1, "openings passed: %v", y.rounds)
 }
 
-// TestDistributedDoubleBarrierBasic ports testBasic: QTY members on one
-// client enter and leave together.
-func TestDistributedDoubleBarrierBasic(t *testing.T) {
-	itest.NoLeaks(t)
-	r := newRig(t, nil, time.Minute)
-	c := r.client(nil, 0)
+// cycleAll runs cycle for qty members of one double barrier at /barrier,
+// each on the client clientFor returns, then asserts the tally and that
+// nothing is left under the path.
+func cycleAll(t *testing.T, r *rig, clientFor func() *client.Client) {
+	t.Helper()
 	var y tally
 	postEnter := newLatch(qty)
 	var wg sync.WaitGroup
 	errs := make(chan error, qty)
 	for range qty {
-		d := r.double(c, "/barrier", qty)
+		d := r.double(clientFor(), "/barrier", qty)
 		wg.Add(1)
 		go func() { defer wg.Done(); errs <- cycle(r, d, &y, qty, postEnter) }()
 	}
@@ -144,27 +143,21 @@ func TestDistributedDoubleBarrierBasic(t *testing.T) {
 	r.requireEmpty("/barrier")
 }
 
+// TestDistributedDoubleBarrierBasic ports testBasic: QTY members on one
+// client enter and leave together.
+func TestDistributedDoubleBarrierBasic(t *testing.T) {
+	itest.NoLeaks(t)
+	r := newRig(t, nil, time.Minute)
+	c := r.client(nil, 0)
+	cycleAll(t, r, func() *client.Client { return c })
+}
+
 // TestDistributedDoubleBarrierMultiClient ports testMultiClient: QTY
 // members, each its own client, enter and leave together.
 func TestDistributedDoubleBarrierMultiClient(t *testing.T) {
 	itest.NoLeaks(t)
 	r := newRig(t, nil, time.Minute)
-	var y tally
-	postEnter := newLatch(qty)
-	var wg sync.WaitGroup
-	errs := make(chan error, qty)
-	for range qty {
-		d := r.double(r.client(nil, 0), "/barrier", qty)
-		wg.Add(1)
-		go func() { defer wg.Done(); errs <- cycle(r, d, &y, qty, postEnter) }()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
-	y.check(t, qty)
-	r.requireEmpty("/barrier")
+	cycleAll(t, r, func() *client.Client { return r.client(nil, 0) })
 }
 
 // TestDistributedDoubleBarrierOverSubscribed ports testOverSubscribed:
@@ -239,9 +232,9 @@ func TestDistributedDoubleBarrierSpuriousWakeup(t *testing.T) {
 	sid := c1.Session().ID()
 	for range 3 {
 		link.Cut()
-		waitState(t, states, client.StateSuspended, sid, 10*time.Second)
+		itest.WaitState(t, states, client.StateSuspended, sid, 10*time.Second)
 		link.Restore()
-		waitState(t, states, client.StateReconnected, sid, 10*time.Second)
+		itest.WaitState(t, states, client.StateReconnected, sid, 10*time.Second)
 		itest.Pending(t, res, 0, "Enter woken by a reconnect")
 	}
 	for range 5 {

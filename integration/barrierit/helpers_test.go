@@ -124,21 +124,3 @@ func await(t *testing.T, ch <-chan error, what string) error {
 	t.Helper()
 	return itest.Await(t, ch, 30*time.Second, what)
 }
-
-// waitState waits for the client state want (of session sid, unless 0).
-func waitState(t *testing.T, states <-chan client.StateChange, want client.State, sid int64, d time.Duration) client.StateChange {
-	t.Helper()
-	deadline := time.After(d)
-	for {
-		select {
-		case ev, ok := <-states:
-			require.True(t, ok, "state subscription closed")
-			if ev.State == want && (sid == 0 || ev.SessionID == sid) {
-				return ev
-			}
-		case <-deadline:
-			require.FailNowf(t, "no state change", "no %v within %v", want, d)
-			return client.StateChange{}
-		}
-	}
-}

@@ -2,13 +2,8 @@ package securityit
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
 	"testing"
 	"time"
 
@@ -17,6 +12,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 )
 
 // clientTLS is a TLS config that trusts the shared cluster's authority and
@@ -34,21 +30,11 @@ func connectTLS(t testing.TB, ns string, extra ...client.Option) *client.Client 
 	return connectTo(t, server.SecureAddrs(), ns, append([]client.Option{client.WithTLS(clientTLS(t))}, extra...)...)
 }
 
-// connectTo starts a client on addrs (30 s to connect) and closes it at
-// cleanup.
+// connectTo starts a client on addrs (itest.Connect: 30 s to connect,
+// closed at cleanup).
 func connectTo(t testing.TB, addrs []string, ns string, extra ...client.Option) *client.Client {
 	t.Helper()
-	opts := []client.Option{client.WithServers(addrs...), client.WithSessionTimeout(4 * time.Second)}
-	if ns != "" {
-		opts = append(opts, client.WithNamespace(ns))
-	}
-	c, err := client.New(append(opts, extra...)...)
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	require.NoError(t, c.Start(ctx))
-	t.Cleanup(func() { _ = c.Close() })
-	return c
+	return itest.Connect(t, server, itest.Opts{NS: ns, Extra: append([]client.Option{client.WithServers(addrs...)}, extra...)})
 }
 
 // startErr starts a client that must not get a session, with a ctx far
@@ -81,16 +67,7 @@ func requireTLSRefusal(t testing.TB, err error, ctxLive bool) *client.TLSError {
 // otherCA is a certificate pool with an authority the servers do not use.
 func otherCA(t testing.TB) *x509.CertPool {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "some other CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
+	cert, err := zkharness.SelfSignedCA("some other CA")
 	require.NoError(t, err)
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)

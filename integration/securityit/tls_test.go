@@ -151,30 +151,13 @@ func TestTLSOverAFaultLink(t *testing.T) {
 	defer cancel()
 	dials := link.Dials()
 	link.Cut()
-	waitState(t, states, client.StateSuspended)
+	itest.WaitState(t, states, client.StateSuspended, 0, 30*time.Second)
 	link.Restore()
-	waitState(t, states, client.StateReconnected)
+	itest.WaitState(t, states, client.StateReconnected, 0, 30*time.Second)
 	require.Greater(t, link.Dials(), dials)
 	again, err := c.WaitSession(ctx)
 	require.NoError(t, err)
 	require.Equal(t, sess.ID(), again.ID(), "the same session")
 	_, err = c.Create(ctx, "/after-cut", nil, zk.FlagEphemeral)
 	require.NoError(t, err)
-}
-
-// waitState waits up to 30 s for state on states, skipping others.
-func waitState(t testing.TB, states <-chan client.StateChange, want client.State) {
-	t.Helper()
-	deadline := time.After(30 * time.Second)
-	for {
-		select {
-		case sc, ok := <-states:
-			require.True(t, ok, "states closed before %v", want)
-			if sc.State == want {
-				return
-			}
-		case <-deadline:
-			require.FailNow(t, "no state change", "%v did not come", want)
-		}
-	}
 }

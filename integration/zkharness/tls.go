@@ -264,6 +264,17 @@ func newCA(cn string) (*authority, error) {
 	return &authority{cert: cert, key: key}, nil
 }
 
+// SelfSignedCA makes a self-signed certificate authority named cn that no
+// cluster uses and returns its certificate: for a test in which a client
+// or a server must refuse a peer it did not sign.
+func SelfSignedCA(cn string) (*x509.Certificate, error) {
+	a, err := newCA(cn)
+	if err != nil {
+		return nil, err
+	}
+	return a.cert, nil
+}
+
 // issue makes a key pair and a certificate for it signed by a.
 func (a *authority) issue(cn string, hosts []string, usage x509.ExtKeyUsage) ([]byte, *ecdsa.PrivateKey, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
