@@ -38,8 +38,12 @@ func Again[T any](ctx context.Context, c *client.Client, who, path string, attem
 	}
 }
 
-// Sleep waits for d, or until ctx ends: it reports whether it waited d.
+// Sleep waits for d, or until ctx ends: it reports whether it waited d. A d
+// of zero or less does not wait: it reports whether ctx is still live.
 func Sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
