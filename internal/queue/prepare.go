@@ -34,19 +34,13 @@ type Options struct {
 	// read/write lock pairs its two sides with it).
 	Made func(*Handle)
 	// Recipe names the handle's waits and holdings to the client's hooks
-	// (client.Hooks); the default follows Marker: client.RecipeMutex,
-	// RecipeReadLock or RecipeWriteLock.
+	// (client.Hooks); client.RecipeMutex by default (the read/write lock
+	// sets RecipeReadLock and RecipeWriteLock on its two sides).
 	Recipe string
 	// Unreported keeps the handle out of the hooks: a lock a recipe uses
 	// inside (the semaphore's locks mutex) is not the application's.
 	Unreported bool
 }
-
-// The read/write lock's markers, as Curator names them.
-const (
-	readMarker  = "__READ__"
-	writeMarker = "__WRIT__"
-)
 
 // DefaultMarker is the mutex's node marker, as Curator names it.
 const DefaultMarker = "lock-"
@@ -88,12 +82,7 @@ func prepare[O ~func(*Options)](c *client.Client, path string, opts []O) (Option
 	switch {
 	case o.Unreported:
 		o.Recipe = ""
-	case o.Recipe != "":
-	case o.Marker == readMarker:
-		o.Recipe = client.RecipeReadLock
-	case o.Marker == writeMarker:
-		o.Recipe = client.RecipeWriteLock
-	default:
+	case o.Recipe == "":
 		o.Recipe = client.RecipeMutex
 	}
 	return o, nil

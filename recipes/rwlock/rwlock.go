@@ -43,18 +43,18 @@ func New(c *client.Client, path string, opts ...Option) (*RWMutex, error) {
 	local := queue.NewLocal()
 	markers := []string{ReadLockName, WriteLockName}
 	var rh, wh *queue.Handle
-	side := func(marker string, pred queue.Predicate, shared bool, made **queue.Handle) []Option {
+	side := func(marker, recipe string, pred queue.Predicate, shared bool, made **queue.Handle) []Option {
 		return append(append([]Option(nil), opts...), func(o *queue.Options) {
-			o.Marker, o.Markers, o.Predicate = marker, markers, pred
+			o.Marker, o.Markers, o.Predicate, o.Recipe = marker, markers, pred, recipe
 			o.Shared, o.Local = shared, local
 			o.Made = func(h *queue.Handle) { *made = h }
 		})
 	}
-	read, err := mutex.New(c, path, side(ReadLockName, queue.Reader(WriteLockName), true, &rh)...)
+	read, err := mutex.New(c, path, side(ReadLockName, client.RecipeReadLock, queue.Reader(WriteLockName), true, &rh)...)
 	if err != nil {
 		return nil, err
 	}
-	write, err := mutex.New(c, path, side(WriteLockName, queue.Writer(WriteLockName), false, &wh)...)
+	write, err := mutex.New(c, path, side(WriteLockName, client.RecipeWriteLock, queue.Writer(WriteLockName), false, &wh)...)
 	if err != nil {
 		return nil, err
 	}
