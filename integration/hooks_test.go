@@ -12,6 +12,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
 
@@ -171,6 +172,13 @@ func TestHooksEveryRecipe(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, terms)
 
+	rw, err := rwlock.New(c, "/rw")
+	require.NoError(t, err)
+	require.NoError(t, rw.WriteLock().Lock(ctx))
+	require.NoError(t, rw.WriteLock().Unlock(ctx))
+	require.NoError(t, rw.ReadLock().Lock(ctx))
+	require.NoError(t, rw.ReadLock().Unlock(ctx))
+
 	want := []string{
 		"acquire semaphore /sem", "acquired semaphore err=false cancelled=false",
 		"released semaphore /sem lost=false", "released semaphore /sem lost=false",
@@ -180,6 +188,10 @@ func TestHooksEveryRecipe(t *testing.T) {
 		"released latch /latch lost=false",
 		"acquire leader /run", "acquired leader err=false cancelled=false",
 		"released leader /run lost=false",
+		"acquire rwlock-write /rw", "acquired rwlock-write err=false cancelled=false",
+		"released rwlock-write /rw lost=false",
+		"acquire rwlock-read /rw", "acquired rwlock-read err=false cancelled=false",
+		"released rwlock-read /rw lost=false",
 	}
 	eventually(t, 5*time.Second, "every record", func() bool { return len(rec.lines()) >= len(want)+1 })
 	got := rec.lines()
