@@ -34,7 +34,8 @@ type Hooks struct {
 	// lost, or its term over.
 	Released func(Release)
 	// CacheEvent is called for every event a cache (recipes/cache)
-	// publishes.
+	// publishes, while the cache holds its view's write lock (so that no
+	// read sees a view older than an event): keep it quick.
 	CacheEvent func(CacheEventHook)
 }
 

@@ -3,7 +3,7 @@
 // scenarios (package integration/chaos) round after round, each recipe in
 // turn, until the duration is up.
 //
-//	zkchaos [-recipe all|mutex,rwlock,semaphore,latch,run,node,cache,barrier] [-duration 30m] [-servers 3]
+//	zkchaos [-recipe all|mutex,rwlock,semaphore,latch,run,node,cache,barrier,counter] [-duration 30m] [-servers 3]
 //	        [-parts 4] [-session 1.5s] [-fault 40s] [-calm 8s] [-seed N] [-progress 10s]
 //	        [-backend local|docker|auto]
 //

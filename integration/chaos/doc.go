@@ -5,13 +5,14 @@
 // run it.
 //
 // A Scenario runs one recipe's Workload (mutex, rwlock, semaphore, latch,
-// run, node, cache, barrier): participants, each with its own client behind its own fault link
-// (faultlink), run the workload while the seeded Engine applies faults one
-// at a time: link cuts and blackholes shorter than, around and longer than
-// the session timeout; a dropped reply to create, getChildren or delete;
-// a server paused, killed or stopped (in an ensemble: the holder's server,
-// the leader or a follower) or every server restarted. Then a calm phase
-// in which every participant must be granted again.
+// run, node, cache, barrier, counter): participants, each with its own
+// client behind its own fault link (faultlink), run the workload while the
+// seeded Engine applies faults one at a time: link cuts and blackholes
+// shorter than, around and longer than the session timeout; a dropped reply
+// to create, getChildren or delete; a server paused, killed or stopped (in
+// an ensemble: the holder's server, the leader or a follower) or every
+// server restarted. Then a calm phase in which every participant must be
+// granted again.
 //
 // Every acquire and release (term start and end) is recorded with its
 // invoke and return instants on one process clock (History), and checked:
