@@ -50,7 +50,10 @@ type electResult struct {
 	// p50 and p99 are of the failovers: from a resign (latch: the Close
 	// call; run: lead returned; electfloor: the delete call) to the next
 	// term's start (electfloor: the watch event).
-	p50, p99   time.Duration
+	p50, p99 time.Duration
+	// mean is the failovers' mean (the Go recipes'; 0 when not known, as
+	// for the java ones): printed as failover_mean_ms when set.
+	mean       time.Duration
 	violations int64
 	// session is the negotiated session timeout (latchcrash only; printed
 	// as session_ms when set).
@@ -64,6 +67,14 @@ func (r *electResult) setFailovers(samples []time.Duration) {
 	sorted := slices.Clone(samples)
 	slices.Sort(sorted)
 	r.p50, r.p99 = percentile(sorted, 50), percentile(sorted, 99)
+	r.mean = 0
+	if len(samples) > 0 {
+		var sum time.Duration
+		for _, d := range samples {
+			sum += d
+		}
+		r.mean = sum / time.Duration(len(samples))
+	}
 }
 
 // line renders the result as the one line zkbench prints per run.
@@ -76,6 +87,9 @@ func (r electResult) line() string {
 	line := fmt.Sprintf("recipe=%s participants=%d iters=%d terms=%d secs=%.2f terms_per_s=%.1f failover_p50_ms=%.2f failover_p99_ms=%.2f violations=%d",
 		r.recipe, r.participants, r.iters, r.terms, secs, perSec,
 		millis(r.p50), millis(r.p99), r.violations)
+	if r.mean > 0 {
+		line += fmt.Sprintf(" failover_mean_ms=%.2f", millis(r.mean))
+	}
 	if r.session > 0 {
 		line += fmt.Sprintf(" session_ms=%d", r.session.Milliseconds())
 	}
