@@ -40,6 +40,10 @@ func (c *Client) dial(gen uint64) error {
 				return nil, fmt.Errorf("zkrecipes: dialer returned no connection to %s", address)
 			}
 			raw = c.watchFirstReply(gen, address, raw)
+			// On go-zookeeper's connection goroutine, before the handshake:
+			// this connection will re-send the sentinel (see seed.go).
+			<-ref.ready
+			ref.seeded.Store(seedSentinel(ref.conn))
 			return newLiveConn(raw, c.log, ref.setTimeout, ref.holdFor), nil
 		}),
 		zk.WithEventCallback(func(ev zk.Event) { c.onEvent(gen, ref, ev) }),
@@ -85,13 +89,20 @@ type connRef struct {
 	// (see sentinel.go), or 0.
 	sentinel atomic.Int64
 	arming   bool // a sentinel request is under way (guarded by Client.mu)
+	// seeded is whether the latest dial put the sentinel into
+	// go-zookeeper's watcher table (see seed.go).
+	seeded atomic.Bool
 }
 
 func (r *connRef) setTimeout(d time.Duration) { r.timeout.Store(int64(d)) }
 
-// holdFor reports whether a connection that resumed session sid must hold
-// back the server's replies until go-zookeeper has re-sent its watches.
-func (r *connRef) holdFor(sid int64) bool { return sid != 0 && r.sentinel.Load() == sid }
+// holdFor reports whether a connection to session sid (new or resumed)
+// must hold back the server's replies until go-zookeeper has re-sent its
+// watches: always when the dial seeded the sentinel, else when the
+// connection resumed a session whose sentinel a request set.
+func (r *connRef) holdFor(sid int64) bool {
+	return sid != 0 && (r.seeded.Load() || r.sentinel.Load() == sid)
+}
 
 // authenticate sends the credentials before the connection carries any other
 // request; go-zookeeper re-sends them itself on every reconnect.

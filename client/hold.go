@@ -6,17 +6,18 @@ import (
 	"time"
 )
 
-// The liveConn's hold (see sentinel.go for why): on a connection that
-// resumed a session holding the sentinel watch, replies that could make
+// The liveConn's hold (see sentinel.go for why): on a connection whose dial
+// seeded the sentinel (seed.go), or that resumed a session holding the
+// sentinel watch, replies that could make
 // go-zookeeper write its last zxid (xid >= 0 with a zxid > 0) are passed on
 // only once setWatches has been written. Everything else (the connect
 // response, pings, watch notifications, replies with no zxid such as those
 // to the credentials go-zookeeper re-sends before its send loop starts)
 // goes through at once, in order: a held reply holds back what follows it.
 
-// holdAtMost bounds how long a resumed connection holds replies back. It
-// never should: the sentinel is a watch to re-send, so setWatches follows
-// the connect response at once. Were it to, replies then pass on (and the
+// holdAtMost bounds how long a connection holds replies back. It never
+// should: the sentinel is a watch to re-send, so setWatches follows the
+// connect response at once. Were it to, replies then pass on (and the
 // race is possible again) rather than starve the connection.
 const holdAtMost = 5 * time.Second
 
@@ -29,7 +30,7 @@ func (l *liveConn) startHoldLocked() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		if !l.released && !l.closed {
-			l.log.Warn("no setWatches after resuming the session; passing replies on")
+			l.log.Warn("no setWatches after the connect response; passing replies on")
 		}
 		l.releaseLocked()
 	})

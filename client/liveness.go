@@ -32,8 +32,8 @@ type liveConn struct {
 	log *slog.Logger
 	// negotiated is told the session timeout of the connect response.
 	negotiated func(time.Duration)
-	// holdFor says whether a connect response resuming this session
-	// makes the connection hold back replies (see sentinel.go).
+	// holdFor says whether a connect response to this session makes the
+	// connection hold back replies (see sentinel.go).
 	holdFor func(sid int64) bool
 
 	mu        sync.Mutex
@@ -47,8 +47,8 @@ type liveConn struct {
 	timer     *time.Timer
 	closed    bool
 	done      chan struct{} // closed by Close
-	// release, once made (by a connect response that resumed a session
-	// holding the sentinel), is closed when setWatches has been written:
+	// release, once made (by a connect response for which holdFor said
+	// so), is closed when setWatches has been written:
 	// until then Read holds back every reply that could make go-zookeeper
 	// write its last zxid (see hold.go).
 	release  chan struct{}

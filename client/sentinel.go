@@ -21,8 +21,13 @@ import (
 // reply that carries a zxid on to go-zookeeper until it has seen
 // setWatches written (see hold.go; pings, notifications and the replies to
 // re-sent credentials pass). That orders the read before every write, for
-// the race detector too. A new session's first connection holds nothing:
-// go-zookeeper then has no watches and reads nothing.
+// the race detector too. A session's first connection used to hold nothing,
+// on the reasoning that go-zookeeper then has no watches and reads nothing;
+// but the sentinel's own reply can be handled before go-zookeeper's
+// connection goroutine reaches its re-send, which then reads the zxid
+// unordered (it failed a loaded CI run). So each dial now also seeds the
+// sentinel into go-zookeeper's watcher table (seed.go): every connection,
+// the first included, then re-sends it, and every connection holds.
 //
 // Requests wait (see Conn) until the sentinel is set on each new session,
 // so no watch of ours can exist on a session without it.
