@@ -3,7 +3,7 @@
 //	zkbench -recipe mutex|gozk|naive|floor|curator-mutex -workers N -iters M [-warmup K] [-session 10s] [-budget D] [-zk ADDR | -backend B]
 //	zkbench -recipe rwlock|curator-rwlock -readers R -writers W -iters M ...
 //	zkbench -recipe semaphore|semfloor|curator-semaphore -workers N -max L -iters M ...
-//	zkbench -recipe latch|run|electfloor|curator-latch|curator-run|latchcrash -participants P -iters M ...
+//	zkbench -recipe latch|run|electfloor|requeuefloor|curator-latch|curator-run|latchcrash -participants P -iters M ...
 //	zkbench -recipe cache|curator-cache -measure init|latency|heap -nodes N [-fanout F] [-datasize B] [-nodata] [-workers C] -iters M ...
 //	zkbench -recipe counter|curator-counter -workers N -iters M [-retry-base 5ms] [-retries 10] [-lock] ...
 //	zkbench -all [-big] [-zk ADDR | -backend B]
@@ -74,12 +74,14 @@
 //
 //	recipe=latch participants=5 iters=200 terms=200 secs=1.10 terms_per_s=181.8 failover_p50_ms=1.90 failover_p99_ms=4.20 violations=0
 //
-//	terms               measured terms (failovers for latch and electfloor)
+//	terms               measured terms (failovers for latch and the floors)
 //	terms_per_s         terms / secs (latch: failover + the rejoin's Start)
 //	failover_p50/p99_ms latch: from the leader's Close call to the next
 //	                    participant's Terms delivering its term; run: from a
 //	                    lead function's return to the next lead's call;
 //	                    electfloor: from the delete call to the watch event
+//	                    (requeuefloor: from the multi call)
+//	failover_mean_ms    the Go recipes': the failovers' mean
 //	violations          a term that started while another's context was
 //	                    live, or whose token was not above the previous
 //	                    term's (Curator: two leaders by the java side's own
@@ -91,6 +93,8 @@
 //	               returns at once
 //	electfloor     bare go-zookeeper, two sessions: B reads A's ephemeral
 //	               node with a watch; A deletes it (-participants ignored)
+//	requeuefloor   electfloor, but A deletes the node in one multi with the
+//	               create of its next node, as a term of run ends
 //	curator-latch  Curator 5.4's LeaderLatch, as latch (java, embedded
 //	               java/CuratorElectionBench.java)
 //	curator-run    Curator 5.4's LeaderSelector with autoRequeue and a
@@ -197,7 +201,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile (go tool pprof) of the run to `file`")
 	fs.BoolVar(&o.count, "count", false, "count the workers' requests by opcode and add req_per_op (per cycle or term) to the line")
 	fs.IntVar(&o.max, "max", defaultMax, "semaphore recipes: leases held at most at once")
-	fs.IntVar(&o.participants, "participants", 0, "election recipes: participants, each with its own session (required, electfloor excepted)")
+	fs.IntVar(&o.participants, "participants", 0, "election recipes: participants, each with its own session (required, electfloor and requeuefloor excepted)")
 	o.cache.register(fs)
 	o.counter.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -242,7 +246,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if isElectRecipe(o.run.recipe) {
 		o.run.workers = o.participants
-		if o.run.recipe == recipeElectFloor {
+		if o.run.recipe == recipeElectFloor || o.run.recipe == recipeRequeueFloor {
 			o.run.workers = electFloorSessions
 		}
 		least := 2 // a failover needs someone to fail over to

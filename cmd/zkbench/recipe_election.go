@@ -26,11 +26,12 @@ const (
 	recipeLatch        = "latch"         // recipes/election Latch: clean-resign failover
 	recipeRun          = "run"           // recipes/election Run: terms per second
 	recipeElectFloor   = "electfloor"    // bare delete -> watch event at another session
+	recipeRequeueFloor = "requeuefloor"  // electfloor with Run's multi (delete + next create) for the delete
 	recipeCuratorLatch = "curator-latch" // Curator 5.4's LeaderLatch (java)
 	recipeCuratorRun   = "curator-run"   // Curator 5.4's LeaderSelector with autoRequeue (java)
 )
 
-var electRecipeNames = []string{recipeLatch, recipeRun, recipeElectFloor, recipeCuratorLatch, recipeCuratorRun, recipeLatchCrash}
+var electRecipeNames = []string{recipeLatch, recipeRun, recipeElectFloor, recipeRequeueFloor, recipeCuratorLatch, recipeCuratorRun, recipeLatchCrash}
 
 func isElectRecipe(name string) bool { return slices.Contains(electRecipeNames, name) }
 
@@ -111,7 +112,7 @@ func runElection(ctx context.Context, e *env, cfg runConfig) (electResult, error
 		return runLatchFailover(ctx, e, cfg, dir)
 	case recipeRun:
 		return runRunTerms(ctx, e, cfg, dir)
-	case recipeElectFloor:
+	case recipeElectFloor, recipeRequeueFloor:
 		return runElectFloor(ctx, e, cfg, dir)
 	case recipeCuratorLatch, recipeCuratorRun:
 		return runCuratorElection(ctx, e, cfg, dir)
@@ -427,7 +428,10 @@ wait:
 // runElectFloor is the bare limit of a failover: session A creates an
 // ephemeral node, session B reads it with a watch, and the time from A's
 // delete call to B's watch event is one sample: one delete's commit and one
-// watch event, with no election logic.
+// watch event, with no election logic. requeuefloor replaces the delete with
+// what ends a term of election.Run: one multi of the delete and the create of
+// A's next ephemeral sequential node (deleted again, untimed, after the
+// event).
 func runElectFloor(ctx context.Context, e *env, cfg runConfig, dir string) (electResult, error) {
 	a, err := dial(ctx, e.servers, cfg.session, nil, e.dialer())
 	if err != nil {
@@ -466,8 +470,9 @@ func runElectFloor(ctx context.Context, e *env, cfg runConfig, dir string) (elec
 			return electResult{}, fmt.Errorf("getData with watch: %w", err)
 		}
 		t0 := time.Now()
-		if err := a.Delete(node, -1); err != nil {
-			return electResult{}, fmt.Errorf("delete: %w", err)
+		next, err := floorRelease(a, node, cfg.recipe == recipeRequeueFloor)
+		if err != nil {
+			return electResult{}, err
 		}
 		var ev zk.Event
 		select {
@@ -483,10 +488,32 @@ func runElectFloor(ctx context.Context, e *env, cfg runConfig, dir string) (elec
 			samples = append(samples, at.Sub(t0))
 			res.terms++
 		}
+		if next != "" {
+			if err := a.Delete(next, -1); err != nil {
+				return electResult{}, fmt.Errorf("delete the requeued node: %w", err)
+			}
+		}
 	}
 	res.elapsed = time.Since(start)
 	res.setFailovers(samples)
 	return res, nil
+}
+
+// floorRelease deletes node, alone or (requeue) in one multi with the create
+// of the next ephemeral sequential node beside it, whose path it returns.
+func floorRelease(a *zk.Conn, node string, requeue bool) (string, error) {
+	if !requeue {
+		if err := a.Delete(node, -1); err != nil {
+			return "", fmt.Errorf("delete: %w", err)
+		}
+		return "", nil
+	}
+	res, err := a.Multi(&zk.DeleteRequest{Path: node, Version: -1},
+		&zk.CreateRequest{Path: path.Join(path.Dir(node), "next-"), Flags: zk.FlagEphemeralSequential, Acl: worldACL})
+	if err != nil {
+		return "", fmt.Errorf("multi: %w", err)
+	}
+	return res[1].String, nil
 }
 
 // curatorElectionSource is java/CuratorElectionBench.java, built into the
