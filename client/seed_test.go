@@ -81,8 +81,8 @@ func TestSeededFirstConnectionResendsSentinel(t *testing.T) {
 		} else {
 			assert.Nil(t, setWatches, "an unseeded first connection has nothing to re-send")
 		}
+		_ = srv.Close() // first: go-zookeeper's Close then need not wait for a reply
 		conn.Close()
-		_ = srv.Close()
 	}
 }
 

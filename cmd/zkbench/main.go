@@ -11,6 +11,7 @@
 // -count adds req_per_op to a run's line: the requests the workers sent per
 // measured cycle (per term for run), by opcode, counted on their side of the
 // connection, e.g. req_per_op=create:1.00,getChildren:1.00,delete:1.00.
+// The cache and counter recipes refuse it: their lines have no req_per_op.
 //
 // Every worker has a ZooKeeper session of its own, as separate processes
 // would, and loops lock -> check -> unlock: K warm-up iterations that are not
@@ -222,6 +223,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-timeout must be positive, got %v", o.timeout)
 	case o.big && !o.all:
 		return o, errors.New("-big only goes with -all")
+	case o.count && !o.all && (isCacheRecipe(o.run.recipe) || isCounterRecipe(o.run.recipe)):
+		return o, fmt.Errorf("-count does not go with -recipe %s: its line has no req_per_op", o.run.recipe)
 	case maxSet && (o.all || !isSemRecipe(o.run.recipe)):
 		return o, fmt.Errorf("-max only goes with -recipe %s", strings.Join(semRecipeNames, "|"))
 	case o.max < 1:

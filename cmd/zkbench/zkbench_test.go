@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -532,6 +533,20 @@ func TestZkbenchSemaphoreRejectsBadFlags(t *testing.T) {
 		}
 		if out.Len() != 0 {
 			t.Errorf("%q: printed %q", args, out.String())
+		}
+	}
+}
+
+// -count is refused, not ignored, where a recipe's line has no req_per_op.
+func TestZkbenchCountRefusedWhereIgnored(t *testing.T) {
+	for _, recipe := range slices.Concat(cacheRecipeNames, counterRecipeNames) {
+		var out bytes.Buffer
+		err := run(context.Background(), []string{"-recipe", recipe, "-count"}, &out, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "-count") {
+			t.Errorf("-recipe %s -count: got %v, want an error naming -count", recipe, err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("-recipe %s -count: printed %q", recipe, out.String())
 		}
 	}
 }
