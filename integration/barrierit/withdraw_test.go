@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
+	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
 )
 
@@ -122,4 +123,48 @@ func TestDoubleBarrierCloseDuringEnter(t *testing.T) {
 	require.NoError(t, d2.Close(r.ctx))
 	require.Empty(t, r.kids("/barrier"), "Close of the last member left its node or the ready node")
 	require.ErrorIs(t, d2.Enter(r.ctx), barrier.ErrClosed)
+}
+
+// TestDoubleBarrierWithdrawWaitsForItsCreate: a member whose ctx ends while
+// its node's create is still on its way must not return before that create
+// has landed and been withdrawn. Here the create waits behind the create of
+// the barrier's missing parent, held in the member's link until after the
+// ctx ended, as a loaded process can leave it. Were Enter to abandon it,
+// its withdraw would find no node, it would return, and the node would land
+// afterwards: the next member would count a member that believes it is out
+// (the chaos suite's barrier workload caught exactly that).
+func TestDoubleBarrierWithdrawWaitsForItsCreate(t *testing.T) {
+	itest.NoLeaks(t)
+	r := newRig(t, nil, time.Minute)
+	link := itest.NewLink(t)
+	d1 := r.double(r.client(link, 0), "/held/barrier", 2)
+	fired, release := link.HoldRequest(faultlink.OpCreateContainer)
+	defer release()
+	ctx, cancel := context.WithCancel(r.ctx)
+	res := r.enterCtx(ctx, d1)
+	select {
+	case <-fired:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the barrier's parent was never created")
+	}
+	cancel()
+	time.Sleep(quiet) // time for an Enter that gave its create up to withdraw first
+	release()
+	err := await(t, res, "Enter whose ctx ended")
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotErrorIs(t, err, barrier.ErrDeletePending, "the withdraw had its connection")
+	require.Empty(t, r.members("/held/barrier"), "a node of the member that gave up")
+	require.Empty(t, d1.Node())
+
+	d2 := r.double(r.client(nil, 0), "/held/barrier", 2)
+	e2 := r.enter(d2)
+	r.waitMembers("/held/barrier", 1)
+	itest.Pending(t, e2, quiet, "Enter of the second member of two, the first out")
+	require.NoError(t, d1.Enter(r.ctx), "the member that gave up enters again")
+	require.NoError(t, await(t, e2, "Enter"))
+	require.Equal(t, d1.Round(), d2.Round())
+	l1, l2 := r.leave(d1), r.leave(d2)
+	require.NoError(t, await(t, l1, "Leave"))
+	require.NoError(t, await(t, l2, "Leave"))
+	r.requireEmpty("/held/barrier")
 }

@@ -36,9 +36,11 @@ var errGone = errors.New("node gone")
 // is deleted atomically with a check that the barrier has not opened since
 // it last looked, so either nobody counted it, or the barrier opened with
 // it and Enter returns nil (even though ctx ended: the others passed with
-// this member counted). If that delete cannot be done within a session
-// timeout, the node is deleted in the background and the error wraps
-// ErrDeletePending as well as ctx's error.
+// this member counted). A create already under way when ctx ends is seen
+// through first (within a session timeout), so that no node of this call
+// can appear after Enter returned. If the delete cannot be done within a
+// session timeout, the node is deleted in the background and the error
+// wraps ErrDeletePending as well as ctx's error.
 //
 // Enter rides out disconnections. If the member's session is lost (or its
 // node deleted) while it waits, Enter returns an error wrapping ErrLost:
@@ -100,9 +102,7 @@ func (e *entry) run(ctx context.Context) (int64, error) {
 	if err := e.notTwice(ctx); err != nil {
 		return 0, err
 	}
-	if _, err := d.c.CreateWithParents(ctx, e.own, d.data, zk.FlagEphemeral); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-		// ErrNodeExists: a retry found the node its lost reply made (the
-		// name is this call's own UUID).
+	if err := e.create(ctx); err != nil {
 		return 0, err
 	}
 	for {
@@ -151,6 +151,24 @@ func (e *entry) run(ctx context.Context) (int64, error) {
 			return 0, err
 		}
 	}
+}
+
+// create makes the member's node. It is not abandoned when ctx ends: a
+// create left in flight (one that must first make the barrier's container
+// parent, say) could land after Enter had withdrawn and returned, and an
+// opening would count a member that believes it is out. So it runs to its
+// end within a session timeout (as a withdraw does, see fail) and only then
+// does ctx's end count: the node then exists, and the withdraw takes it.
+func (e *entry) create(ctx context.Context) error {
+	cctx, cancel := e.d.cleanupCtx()
+	defer cancel()
+	_, err := e.d.c.CreateWithParents(cctx, e.own, e.d.data, zk.FlagEphemeral)
+	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		// ErrNodeExists: a retry found the node its lost reply made (the
+		// name is this call's own UUID).
+		return err
+	}
+	return ctx.Err()
 }
 
 // armReady reports whether the ready node exists (and its stat), keeping

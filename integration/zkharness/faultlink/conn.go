@@ -140,7 +140,9 @@ func (c *proxyConn) noteReadDeadline(t time.Time) {
 // completes, unless the connection is blackholed or muted (then p is dropped
 // and the write reports success). When a request completed by p matches an
 // armed DropReplyTo fault, the connection is muted before that request is
-// forwarded, and the bytes after it are dropped.
+// forwarded, and the bytes after it are dropped. When it completes a
+// request that matches an armed HoldRequest fault, p waits for the fault's
+// release first.
 func (c *proxyConn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
@@ -148,6 +150,12 @@ func (c *proxyConn) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	c.frames = c.parser.feed(p, c.frames[:0])
+	if err := c.holdFor(c.frames); err != nil {
+		return 0, err
+	}
+	if c.blackholed.Load() || c.muted.Load() {
+		return len(p), nil
+	}
 	for i, f := range c.frames {
 		d := c.link.takeDrop(f.op)
 		if d == nil {
@@ -166,6 +174,24 @@ func (c *proxyConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
 	c.countSent(c.frames, n)
 	return n, err
+}
+
+// holdFor blocks while a HoldRequest fault holds one of frames (see
+// Link.HoldRequest), and fails when the connection closes meanwhile.
+func (c *proxyConn) holdFor(frames []frame) error {
+	for _, f := range frames {
+		h := c.link.takeHold(f.op)
+		if h == nil {
+			continue
+		}
+		close(h.fired)
+		select {
+		case <-h.release:
+		case <-c.closed:
+			return &net.OpError{Op: "write", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: net.ErrClosed}
+		}
+	}
+	return nil
 }
 
 // countSent counts the frames whose last byte is within the first n bytes written.

@@ -61,6 +61,7 @@ type Link struct {
 	changed  chan struct{} // closed and replaced on every mode change
 	conns    map[*proxyConn]struct{}
 	drops    []*dropFault
+	holds    []*holdFault
 	requests map[int32]int64
 	dials    int64
 }
@@ -69,6 +70,14 @@ type Link struct {
 type dropFault struct {
 	ops   []int32
 	fired chan struct{}
+}
+
+// holdFault is one armed HoldRequest fault.
+type holdFault struct {
+	ops     []int32
+	fired   chan struct{}
+	release chan struct{}
+	once    sync.Once
 }
 
 // New returns a link with no fault set. It does no I/O.
@@ -328,6 +337,39 @@ func (l *Link) DropReplyTo(ops ...int32) <-chan struct{} {
 	l.drops = append(l.drops, d)
 	l.mu.Unlock()
 	return d.fired
+}
+
+// HoldRequest arms a fault: the next request the client writes with one of
+// ops (any request at all when ops is empty), on any connection of this
+// link, is held back until release is called or the connection closes, as
+// if it had not left the client yet; so is everything the client writes on
+// that connection after it, in order. (go-zookeeper writes each request
+// with a write of its own; a write that carries several requests is held
+// whole.) Nothing is lost: on release the held bytes go to the server. fired
+// is closed once a request is held. Calling release more than once, or
+// before the fault fired (it then passes the request at once), is
+// harmless. Disarm does not touch hold faults.
+func (l *Link) HoldRequest(ops ...int32) (fired <-chan struct{}, release func()) {
+	h := &holdFault{ops: slices.Clone(ops), fired: make(chan struct{}), release: make(chan struct{})}
+	l.mu.Lock()
+	l.initLocked()
+	l.holds = append(l.holds, h)
+	l.mu.Unlock()
+	return h.fired, func() { h.once.Do(func() { close(h.release) }) }
+}
+
+// takeHold disarms and returns the oldest armed hold fault matching op, if
+// any.
+func (l *Link) takeHold(op int32) *holdFault {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, h := range l.holds {
+		if len(h.ops) == 0 || slices.Contains(h.ops, op) {
+			l.holds = slices.Delete(l.holds, i, i+1)
+			return h
+		}
+	}
+	return nil
 }
 
 // Disarm disarms every DropReplyTo fault that has not fired yet (their

@@ -812,3 +812,74 @@ func TestLinkDisarmAndRemote(t *testing.T) {
 		t.Fatalf("Remote() after Cut = %q, want \"\"", got)
 	}
 }
+
+func TestLinkHoldRequest(t *testing.T) {
+	s := linkTestSetup(t)
+	l := New()
+	defer l.Close()
+	c := linkTestHandshake(t, l, s)
+
+	fired, release := l.HoldRequest(OpCreateContainer)
+	defer release()
+
+	// Other opcodes pass.
+	get := linkTestRequest(1, OpGetData, "/a")
+	linkTestWrite(t, c, get)
+	if got := s.next(); !bytes.Equal(got.raw, get) {
+		t.Fatalf("server got %x, want the getData %x", got.raw, get)
+	}
+
+	// The matching request, and what follows it, wait for the release.
+	cc := linkTestRequest(2, OpCreateContainer, "/p")
+	del := linkTestRequest(3, OpDelete, "/p/n")
+	wrote := make(chan error, 1)
+	go func() {
+		if _, err := c.Write(cc); err != nil {
+			wrote <- err
+			return
+		}
+		_, err := c.Write(del)
+		wrote <- err
+	}()
+	select {
+	case <-fired:
+	case <-time.After(linkTestWait):
+		t.Fatal("fault channel not closed once the request was held")
+	}
+	s.expectNothing()
+	if got := l.Requests(OpCreateContainer); got != 0 {
+		t.Fatalf("Requests(OpCreateContainer) = %d while held, want 0", got)
+	}
+
+	release()
+	if err := <-wrote; err != nil {
+		t.Fatalf("held writes failed after the release: %v", err)
+	}
+	for _, want := range [][]byte{cc, del} {
+		if got := s.next(); !bytes.Equal(got.raw, want) {
+			t.Fatalf("server got %x, want %x (in order)", got.raw, want)
+		}
+	}
+
+	// One-shot; and a held write fails when its connection closes.
+	linkTestWrite(t, c, linkTestRequest(4, OpCreateContainer, "/q"))
+	s.next()
+	fired2, release2 := l.HoldRequest()
+	defer release2()
+	failed := make(chan error, 1)
+	go func() {
+		_, err := c.Write(linkTestRequest(5, OpGetData, "/r"))
+		failed <- err
+	}()
+	<-fired2
+	_ = c.Close()
+	select {
+	case err := <-failed:
+		if err == nil {
+			t.Fatal("a held write returned no error after its connection closed")
+		}
+	case <-time.After(linkTestWait):
+		t.Fatal("a held write did not return after its connection closed")
+	}
+	s.expectNothing()
+}
