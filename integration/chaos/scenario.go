@@ -198,6 +198,10 @@ func (o Orphan) String() string {
 // it returns those still there.
 func (s *Scenario) leftUnder(ctx context.Context, c *client.Client, d time.Duration) []Orphan {
 	deadline := time.Now().Add(d)
+	// A listing that cannot finish (a server that never came back) fails
+	// with the deadline, as an orphan with its error, rather than hangs.
+	ctx, cancel := context.WithDeadline(ctx, deadline.Add(10*time.Second))
+	defer cancel()
 	for {
 		left := s.nodesUnder(ctx, c)
 		if len(left) == 0 || time.Now().After(deadline) || !sleep(ctx, 100*time.Millisecond) {

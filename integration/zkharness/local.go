@@ -207,6 +207,9 @@ func (d *localDriver) startServer(_ context.Context, i int) error {
 			return errors.New("process still running")
 		}
 	}
+	if err := removeCutLogs(filepath.Join(s.dir, "data", "version-2")); err != nil {
+		return err
+	}
 	out, err := os.OpenFile(filepath.Join(s.dir, "console.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("zkharness: %w", err)
@@ -399,3 +402,28 @@ func (d *localDriver) close(ctx context.Context) error {
 }
 
 func (d *localDriver) describe() string { return "" }
+
+// txnLogHeaderLen is the size of a ZooKeeper transaction log's header.
+const txnLogHeaderLen = 16
+
+// removeCutLogs removes the transaction logs in dir shorter than their
+// header: what a SIGKILL right after ZooKeeper created a new log leaves, with
+// no transaction in it. ZooKeeper 3.8 will not start with one (EOFException
+// reading the header, as in ZOOKEEPER-1621), so a killed server could never
+// come back. (The docker image's entrypoint does the same.)
+func removeCutLogs(dir string) error {
+	logs, err := filepath.Glob(filepath.Join(dir, "log.*"))
+	if err != nil {
+		return fmt.Errorf("zkharness: %w", err)
+	}
+	for _, f := range logs {
+		st, err := os.Stat(f)
+		if err != nil || !st.Mode().IsRegular() || st.Size() >= txnLogHeaderLen {
+			continue
+		}
+		if err := os.Remove(f); err != nil {
+			return fmt.Errorf("zkharness: removing a transaction log cut short: %w", err)
+		}
+	}
+	return nil
+}

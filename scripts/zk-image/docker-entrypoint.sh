@@ -77,6 +77,20 @@ if [ ! -f "$ZOO_DATA_DIR/myid" ]; then
 	echo "$ZOO_MY_ID" >"$ZOO_DATA_DIR/myid"
 fi
 
+# A transaction log file shorter than its 16-byte header holds no
+# transaction: it is what a SIGKILL right after ZooKeeper created a new log
+# leaves. ZooKeeper 3.8 will not start with one (EOFException reading the
+# header, as in ZOOKEEPER-1621), so a killed server could never come back.
+# Such files are removed, as an operator would.
+for logdir in "$ZOO_DATA_LOG_DIR/version-2" "$ZOO_DATA_DIR/version-2"; do
+	for f in "$logdir"/log.*; do
+		if [ -f "$f" ] && [ "$(stat -c %s "$f")" -lt 16 ]; then
+			echo "docker-entrypoint: removing $f: a transaction log cut short before its header" >&2
+			rm -f "$f"
+		fi
+	done
+done
+
 # Debian's jars. zookeeper.jar's manifest names most of its dependencies; the
 # logging binding and log4j itself are added here so the log reaches stdout,
 # and netty-codec, which the Netty connection factory of a secure client port
