@@ -44,7 +44,11 @@ func (c *Client) dial(gen uint64) error {
 			// this connection will re-send the sentinel (see seed.go).
 			<-ref.ready
 			ref.seeded.Store(seedSentinel(ref.conn))
-			return newLiveConn(raw, c.log, ref.setTimeout, ref.holdFor), nil
+			hooked := hookSetWatches(ref.conn, ref.setWatchesRead)
+			l := newLiveConn(raw, c.log, ref.setTimeout, ref.holdFor)
+			l.releaseOnWrite = !hooked
+			ref.live.Store(l)
+			return l, nil
 		}),
 		zk.WithEventCallback(func(ev zk.Event) { c.onEvent(gen, ref, ev) }),
 		zk.WithLogger(zkLogger{c.log}),
@@ -92,6 +96,17 @@ type connRef struct {
 	// seeded is whether the latest dial put the sentinel into
 	// go-zookeeper's watcher table (see seed.go).
 	seeded atomic.Bool
+	// live is the liveConn of the newest dial: the one go-zookeeper's
+	// connection goroutine works on when it calls setWatchesRead.
+	live atomic.Pointer[liveConn]
+}
+
+// setWatchesRead ends the newest connection's hold: go-zookeeper has read
+// its last zxid for that connection's setWatches (see hookSetWatches).
+func (r *connRef) setWatchesRead() {
+	if l := r.live.Load(); l != nil {
+		l.setWatchesRead()
+	}
 }
 
 func (r *connRef) setTimeout(d time.Duration) { r.timeout.Store(int64(d)) }

@@ -36,6 +36,14 @@ func (l *liveConn) startHoldLocked() {
 	})
 }
 
+// setWatchesRead ends the hold: go-zookeeper has read its last zxid for
+// this connection's setWatches (see hookSetWatches).
+func (l *liveConn) setWatchesRead() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.releaseLocked()
+}
+
 func (l *liveConn) releaseLocked() {
 	if l.release != nil && !l.released {
 		l.released = true

@@ -53,8 +53,12 @@ type liveConn struct {
 	// write its last zxid (see hold.go).
 	release  chan struct{}
 	released bool
-	held     []byte // read from the connection while holding, not yet passed on
-	passLeft int64  // how many bytes from held's start may be passed on now
+	// releaseOnWrite ends the hold when a setWatches is written, for a
+	// client that could not hook go-zookeeper's read (see hookSetWatches);
+	// set before the connection is used.
+	releaseOnWrite bool
+	held           []byte // read from the connection while holding, not yet passed on
+	passLeft       int64  // how many bytes from held's start may be passed on now
 
 	// Buffered reads (see liveread.go). rmu serialises readers; rbuf[rpos:]
 	// is read from the connection and not yet passed on (guarded by mu).
@@ -85,13 +89,14 @@ const (
 
 func newLiveConn(raw net.Conn, log *slog.Logger, negotiated func(time.Duration), holdFor func(sid int64) bool) *liveConn {
 	return &liveConn{
-		Conn:       raw,
-		log:        log,
-		negotiated: negotiated,
-		holdFor:    holdFor,
-		done:       make(chan struct{}),
-		out:        frameScanner{firstHdr: 0, restHdr: requestHeaderLen},
-		in:         frameScanner{firstHdr: connectRespHdrLen, restHdr: replyHeaderLen},
+		Conn:           raw,
+		log:            log,
+		negotiated:     negotiated,
+		holdFor:        holdFor,
+		done:           make(chan struct{}),
+		releaseOnWrite: true,
+		out:            frameScanner{firstHdr: 0, restHdr: requestHeaderLen},
+		in:             frameScanner{firstHdr: connectRespHdrLen, restHdr: replyHeaderLen},
 	}
 }
 
@@ -125,7 +130,7 @@ func (l *liveConn) sentLocked(hdr []byte, index int, start time.Time) {
 		l.connectAt = start
 		return
 	}
-	if len(hdr) >= requestHeaderLen && int32(binary.BigEndian.Uint32(hdr[4:8])) == opSetWatches {
+	if l.releaseOnWrite && len(hdr) >= requestHeaderLen && int32(binary.BigEndian.Uint32(hdr[4:8])) == opSetWatches {
 		l.releaseLocked()
 	}
 	l.pending = append(l.pending, sentFrame{xid: int32(binary.BigEndian.Uint32(hdr)), at: start})

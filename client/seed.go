@@ -50,10 +50,17 @@ var zkLayout = sync.OnceValues(func() (layout watcherLayout, ok bool) {
 	if path.Name != "path" || path.Type.Kind() != reflect.String || kind.Name != "wType" || kind.Type.Kind() != reflect.Int {
 		return watcherLayout{}, false
 	}
-	return watcherLayout{table: table.Index, lock: lock.Index}, true
+	layout = watcherLayout{table: table.Index, lock: lock.Index}
+	if cb, ok := t.FieldByName("setWatchCallback"); ok && cb.Type.Kind() == reflect.Func &&
+		cb.Type.NumIn() == 1 && cb.Type.NumOut() == 0 && cb.Type.In(0).Kind() == reflect.Slice {
+		layout.callback = cb.Index
+	}
+	return layout, true
 })
 
-type watcherLayout struct{ table, lock []int }
+// watcherLayout locates go-zookeeper's watcher table, its lock and (nil when
+// absent) its setWatches callback.
+type watcherLayout struct{ table, lock, callback []int }
 
 // seedSentinel makes sure conn's watcher table holds an existence watch on
 // sentinelPath, and reports whether it does. The entry's channel has room for
@@ -88,4 +95,30 @@ func seedSentinel(conn *zk.Conn) bool {
 // field is unexported.
 func writable(f reflect.Value) reflect.Value {
 	return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+}
+
+// hookSetWatches makes go-zookeeper call read each time it has read its
+// last zxid to re-send its watches: go-zookeeper calls its (unexported)
+// setWatches callback from sendSetWatches on its connection goroutine, just
+// after that read, whenever it has watches to re-send (with the sentinel
+// seeded, on every connection). It reports whether the hook is in place.
+//
+// The liveConn's hold ends on that call rather than on the first setWatches
+// it sees written: a setWatches left in go-zookeeper's send queue by the
+// previous connection (whose sender ran after that connection ended) is
+// written first on the next one, before that one's own read, and ended the
+// hold too early (a loaded CI run caught the race that let through).
+// Must run on go-zookeeper's connection goroutine (the dialer does), which
+// is the one that reads the field.
+func hookSetWatches(conn *zk.Conn, read func()) bool {
+	layout, ok := zkLayout()
+	if conn == nil || !ok || layout.callback == nil {
+		return false
+	}
+	field := writable(reflect.ValueOf(conn).Elem().FieldByIndex(layout.callback))
+	field.Set(reflect.MakeFunc(field.Type(), func([]reflect.Value) []reflect.Value {
+		read()
+		return nil
+	}))
+	return true
 }

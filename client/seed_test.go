@@ -16,20 +16,23 @@ import (
 
 // TestSeededFirstConnectionResendsSentinel: go-zookeeper sends setWatches on
 // a new session's very first connection, naming the sentinel, only when the
-// dial seeded it (so the liveConn can hold replies on every connection);
+// dial seeded it (so the liveConn can hold replies on every connection),
+// and calls the hook that ends the hold once, before it writes it;
 // unseeded, it sends none there. Run against go-zookeeper itself, over a
 // pipe standing in for the server.
 func TestSeededFirstConnectionResendsSentinel(t *testing.T) {
 	for _, seed := range []bool{true, false} {
 		cli, srv := net.Pipe()
 		ready := make(chan *zk.Conn, 1)
-		seeded := make(chan bool, 1)
+		seeded, hookedOK := make(chan bool, 1), make(chan bool, 1)
+		reads := make(chan struct{}, 4)
 		conn, _, err := zk.Connect([]string{"127.0.0.1:1"}, 3*time.Second,
 			zk.WithLogger(zkLogger{slog.New(slog.DiscardHandler)}),
 			zk.WithDialer(func(string, string, time.Duration) (net.Conn, error) {
 				c := <-ready
 				if seed {
 					seeded <- seedSentinel(c)
+					hookedOK <- hookSetWatches(c, func() { reads <- struct{}{} })
 				}
 				return cli, nil
 			}))
@@ -56,6 +59,7 @@ func TestSeededFirstConnectionResendsSentinel(t *testing.T) {
 		require.NoError(t, err)
 		if seed {
 			require.True(t, <-seeded, "seedSentinel works on go-zookeeper's layout")
+			require.True(t, <-hookedOK, "hookSetWatches works on go-zookeeper's layout")
 		}
 
 		var setWatches []byte
@@ -78,6 +82,7 @@ func TestSeededFirstConnectionResendsSentinel(t *testing.T) {
 		if seed {
 			require.NotNil(t, setWatches, "a seeded first connection re-sends its watches")
 			assert.True(t, bytes.Contains(setWatches, []byte(sentinelPath)), "naming the sentinel")
+			assert.Len(t, reads, 1, "the hook ran once, before the setWatches was written")
 		} else {
 			assert.Nil(t, setWatches, "an unseeded first connection has nothing to re-send")
 		}
