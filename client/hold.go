@@ -10,7 +10,9 @@ import (
 // seeded the sentinel (seed.go), or that resumed a session holding the
 // sentinel watch, replies that could make
 // go-zookeeper write its last zxid (xid >= 0 with a zxid > 0) are passed on
-// only once setWatches has been written. Everything else (the connect
+// only once go-zookeeper has read that zxid for its setWatches (its
+// callback, see hookSetWatches; without the hook, once a setWatches has
+// been written). Everything else (the connect
 // response, pings, watch notifications, replies with no zxid such as those
 // to the credentials go-zookeeper re-sends before its send loop starts)
 // goes through at once, in order: a held reply holds back what follows it.

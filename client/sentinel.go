@@ -27,7 +27,12 @@ import (
 // connection goroutine reaches its re-send, which then reads the zxid
 // unordered (it failed a loaded CI run). So each dial now also seeds the
 // sentinel into go-zookeeper's watcher table (seed.go): every connection,
-// the first included, then re-sends it, and every connection holds.
+// the first included, then re-sends it, and every connection holds. And
+// the hold ends when go-zookeeper calls its setWatches callback, hooked at
+// the dial too (seed.go), just after its read: the first setWatches
+// written may be one the previous connection left queued, written before
+// this connection's read (that also failed a loaded CI run). Without the
+// hook, the hold ends on the first setWatches written, as before.
 //
 // Requests wait (see Conn) until the sentinel is set on each new session,
 // so no watch of ours can exist on a session without it.
