@@ -66,18 +66,39 @@ type Link struct {
 	dials    int64
 }
 
-// dropFault is one armed DropReplyTo fault.
-type dropFault struct {
+// armed is what every armed request fault has: the opcodes it fires on
+// (any, when none) and the channel closed when it fires.
+type armed struct {
 	ops   []int32
 	fired chan struct{}
 }
 
+// matches reports whether the fault fires on a request with opcode op.
+func (a *armed) matches(op int32) bool { return len(a.ops) == 0 || slices.Contains(a.ops, op) }
+
+// dropFault is one armed DropReplyTo fault.
+type dropFault struct{ armed }
+
 // holdFault is one armed HoldRequest fault.
 type holdFault struct {
-	ops     []int32
-	fired   chan struct{}
+	armed
 	release chan struct{}
 	once    sync.Once
+}
+
+// takeArmed disarms and returns the oldest fault in *faults that fires on
+// op, or nil.
+func takeArmed[F interface{ matches(int32) bool }](l *Link, faults *[]F, op int32) F {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, f := range *faults {
+		if f.matches(op) {
+			*faults = slices.Delete(*faults, i, i+1)
+			return f
+		}
+	}
+	var none F
+	return none
 }
 
 // New returns a link with no fault set. It does no I/O.
@@ -331,7 +352,7 @@ func (l *Link) forget(c *proxyConn) {
 // request went out. Faults armed by several calls fire independently, oldest
 // first; a fault that never fires keeps its channel open.
 func (l *Link) DropReplyTo(ops ...int32) <-chan struct{} {
-	d := &dropFault{ops: slices.Clone(ops), fired: make(chan struct{})}
+	d := &dropFault{armed{ops: slices.Clone(ops), fired: make(chan struct{})}}
 	l.mu.Lock()
 	l.initLocked()
 	l.drops = append(l.drops, d)
@@ -350,7 +371,7 @@ func (l *Link) DropReplyTo(ops ...int32) <-chan struct{} {
 // before the fault fired (it then passes the request at once), is
 // harmless. Disarm does not touch hold faults.
 func (l *Link) HoldRequest(ops ...int32) (fired <-chan struct{}, release func()) {
-	h := &holdFault{ops: slices.Clone(ops), fired: make(chan struct{}), release: make(chan struct{})}
+	h := &holdFault{armed: armed{ops: slices.Clone(ops), fired: make(chan struct{})}, release: make(chan struct{})}
 	l.mu.Lock()
 	l.initLocked()
 	l.holds = append(l.holds, h)
@@ -360,17 +381,7 @@ func (l *Link) HoldRequest(ops ...int32) (fired <-chan struct{}, release func())
 
 // takeHold disarms and returns the oldest armed hold fault matching op, if
 // any.
-func (l *Link) takeHold(op int32) *holdFault {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for i, h := range l.holds {
-		if len(h.ops) == 0 || slices.Contains(h.ops, op) {
-			l.holds = slices.Delete(l.holds, i, i+1)
-			return h
-		}
-	}
-	return nil
-}
+func (l *Link) takeHold(op int32) *holdFault { return takeArmed(l, &l.holds, op) }
 
 // Disarm disarms every DropReplyTo fault that has not fired yet (their
 // channels stay open) and returns how many there were.
@@ -400,17 +411,7 @@ func (l *Link) Remote() string {
 }
 
 // takeDrop disarms and returns the oldest armed fault matching op, if any.
-func (l *Link) takeDrop(op int32) *dropFault {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for i, d := range l.drops {
-		if len(d.ops) == 0 || slices.Contains(d.ops, op) {
-			l.drops = slices.Delete(l.drops, i, i+1)
-			return d
-		}
-	}
-	return nil
-}
+func (l *Link) takeDrop(op int32) *dropFault { return takeArmed(l, &l.drops, op) }
 
 // Requests returns how many requests with this opcode the client has sent
 // through the link so far (all connections). A request counts once all its
