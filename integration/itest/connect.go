@@ -39,8 +39,9 @@ type Opts struct {
 	Extra   []client.Option // more options, applied last
 }
 
-// Connect starts a client on cl, waits up to 30 s for its session, and
-// closes it at cleanup.
+// Connect starts a client on cl, waits up to 30 s until it can carry
+// requests (its session and its sentinel watch set), and closes it at
+// cleanup.
 func Connect(t testing.TB, cl *zkharness.Cluster, o Opts) *client.Client {
 	t.Helper()
 	if o.Timeout == 0 {
@@ -63,6 +64,11 @@ func Connect(t testing.TB, cl *zkharness.Cluster, o Opts) *client.Client {
 	defer cancel()
 	require.NoError(t, c.Start(ctx))
 	t.Cleanup(func() { _ = c.Close() })
+	// Up, not only with a session: the client's own sentinel watch (one
+	// exists request) is answered before the test looks at its link's
+	// request counts, and cannot land after a base was taken.
+	_, err = c.Conn(ctx)
+	require.NoError(t, err)
 	return c
 }
 
