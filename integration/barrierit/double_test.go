@@ -250,8 +250,5 @@ func TestDistributedDoubleBarrierSpuriousWakeup(t *testing.T) {
 	require.NoError(t, d2.Enter(r.ctx))
 	require.NoError(t, await(t, res, "Enter once the second member came"))
 	require.Equal(t, d1.Round(), d2.Round())
-	l1, l2 := r.leave(d1), r.leave(d2)
-	require.NoError(t, await(t, l1, "Leave"))
-	require.NoError(t, await(t, l2, "Leave"))
-	r.requireEmpty("/barrier")
+	r.leaveAll("/barrier", d1, d2)
 }

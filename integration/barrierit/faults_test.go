@@ -39,10 +39,7 @@ func TestDoubleBarrierShortCut(t *testing.T) {
 	require.NoError(t, await(t, res, "Enter once the link is back"))
 	require.Equal(t, d2.Round(), d1.Round())
 	require.Equal(t, "/barrier/"+node, d1.Node(), "the same node")
-	l1, l2 := r.leave(d1), r.leave(d2)
-	require.NoError(t, await(t, l1, "Leave"))
-	require.NoError(t, await(t, l2, "Leave"))
-	r.requireEmpty("/barrier")
+	r.leaveAll("/barrier", d1, d2)
 }
 
 // TestDoubleBarrierSessionExpiry: a member whose session is lost while it

@@ -77,6 +77,20 @@ func (r *rig) leave(d *barrier.Double) <-chan error {
 	return res
 }
 
+// leaveAll has every member in ds leave at once, requires each Leave to
+// return nil, and waits until nothing is left under path.
+func (r *rig) leaveAll(path string, ds ...*barrier.Double) {
+	r.t.Helper()
+	left := make([]<-chan error, 0, len(ds))
+	for _, d := range ds {
+		left = append(left, r.leave(d))
+	}
+	for _, l := range left {
+		require.NoError(r.t, await(r.t, l, "Leave"))
+	}
+	r.requireEmpty(path)
+}
+
 // wait runs b.Wait on a goroutine of its own.
 func (r *rig) wait(ctx context.Context, b *barrier.Barrier) <-chan error {
 	res := make(chan error, 1)

@@ -36,10 +36,7 @@ func TestDoubleBarrierStaleReady(t *testing.T) {
 	require.NoError(t, await(t, res, "Enter"))
 	require.Equal(t, d1.Round(), d2.Round())
 	require.Greater(t, d1.Round(), stale.Czxid, "a new opening")
-	l1, l2 := r.leave(d1), r.leave(d2)
-	require.NoError(t, await(t, l1, "Leave"))
-	require.NoError(t, await(t, l2, "Leave"))
-	r.requireEmpty("/barrier")
+	r.leaveAll("/barrier", d1, d2)
 }
 
 // TestDoubleBarrierNotTwice: a member never passes the same opening twice.

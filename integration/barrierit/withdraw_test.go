@@ -43,11 +43,7 @@ func TestDoubleBarrierEnterTimeoutWithdraws(t *testing.T) {
 	require.NoError(t, await(t, e3, "Enter"))
 	require.Equal(t, d1.Round(), d2.Round())
 	require.Equal(t, d1.Round(), d3.Round())
-	l1, l2, l3 := r.leave(d1), r.leave(d2), r.leave(d3)
-	for _, l := range []<-chan error{l1, l2, l3} {
-		require.NoError(t, await(t, l, "Leave"))
-	}
-	r.requireEmpty("/barrier")
+	r.leaveAll("/barrier", d1, d2, d3)
 }
 
 // TestDoubleBarrierWithdrawIsAtomic races a member's withdrawal against
@@ -163,8 +159,5 @@ func TestDoubleBarrierWithdrawWaitsForItsCreate(t *testing.T) {
 	require.NoError(t, d1.Enter(r.ctx), "the member that gave up enters again")
 	require.NoError(t, await(t, e2, "Enter"))
 	require.Equal(t, d1.Round(), d2.Round())
-	l1, l2 := r.leave(d1), r.leave(d2)
-	require.NoError(t, await(t, l1, "Leave"))
-	require.NoError(t, await(t, l2, "Leave"))
-	r.requireEmpty("/held/barrier")
+	r.leaveAll("/held/barrier", d1, d2)
 }
