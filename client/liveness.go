@@ -48,9 +48,10 @@ type liveConn struct {
 	closed    bool
 	done      chan struct{} // closed by Close
 	// release, once made (by a connect response for which holdFor said
-	// so), is closed when setWatches has been written:
-	// until then Read holds back every reply that could make go-zookeeper
-	// write its last zxid (see hold.go).
+	// so), is closed once go-zookeeper has read its last zxid for this
+	// connection's setWatches (setWatchesRead; or, unhooked, once a
+	// setWatches is written): until then Read holds back every reply that
+	// could make go-zookeeper write its last zxid (see hold.go).
 	release  chan struct{}
 	released bool
 	// releaseOnWrite ends the hold when a setWatches is written, for a
