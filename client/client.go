@@ -34,7 +34,7 @@ type Client struct {
 	started     bool
 	closed      bool
 	gen         uint64        // generation of the current connection; events of older ones are ignored
-	conn        *zk.Conn      // nil while (re)dialing
+	conn        transport     // nil while (re)dialing
 	connReady   chan struct{} // closed once conn may carry requests (credentials sent)
 	state       State         // zero until the first session
 	stateSince  time.Time     // when state was published
@@ -300,23 +300,26 @@ func (c *Client) Logger() *slog.Logger {
 	return c.log
 }
 
-// Conn returns the underlying go-zookeeper connection once it can carry
-// requests (connected, with a session, credentials sent), for operations
-// this package does not wrap. Paths given to it are
-// not namespaced and its calls are not retried.
-func (c *Client) Conn(ctx context.Context) (*zk.Conn, error) {
+// Conn returns the current connection once it can carry requests
+// (connected, with a session, credentials sent), for requests this package
+// does not wrap or that must not be retried. Paths given to it are not
+// namespaced and its calls are not retried.
+func (c *Client) Conn(ctx context.Context) (*Conn, error) {
 	conn, _, err := c.connUp(ctx)
-	return conn, err
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{t: conn}, nil
 }
 
 // connUp is Conn that also returns the channel that marks the connection's
 // up period (c.upCh, closed while up, replaced when the connection is
 // lost): the same channel means no reconnect in between.
-func (c *Client) connUp(ctx context.Context) (*zk.Conn, <-chan struct{}, error) {
+func (c *Client) connUp(ctx context.Context) (transport, <-chan struct{}, error) {
 	if c == nil || c.closedCh == nil {
 		return nil, nil, errZeroClient()
 	}
-	var conn *zk.Conn
+	var conn transport
 	var up <-chan struct{}
 	err := c.waitUntil(ctx, func() (bool, <-chan struct{}) {
 		// While (re)dialing, conn is nil and connReady is the next

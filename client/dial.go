@@ -9,6 +9,8 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
 )
 
 // Dialing: a connection per generation, its credentials, and the redial
@@ -26,6 +28,38 @@ func (c *Client) nextGenLocked() uint64 {
 // resolve yet is a failed dial that go-zookeeper retries, not an error.
 // Every connection is wrapped in a liveConn, beneath the user's Dialer.
 func (c *Client) dial(gen uint64) error {
+	if useGozk() {
+		return c.dialGozk(gen)
+	}
+	hosts := &hostList{}
+	if err := hosts.Init(c.cfg.servers); err != nil {
+		return invalidArg("connect to %v: %v", c.cfg.servers, err)
+	}
+	ref := &connRef{ready: make(chan struct{})}
+	userDial := c.cfg.dialer
+	w := wire.Dial(wire.Config{
+		Hosts:          hosts,
+		SessionTimeout: c.cfg.sessionTimeout,
+		Dial: func(network, address string, timeout time.Duration) (net.Conn, error) {
+			raw, err := userDial(network, address, timeout)
+			if err != nil {
+				c.dialFailed(gen, address, err)
+				return nil, err
+			}
+			if raw == nil {
+				return nil, fmt.Errorf("zkrecipes: dialer returned no connection to %s", address)
+			}
+			return c.watchFirstReply(gen, address, raw), nil
+		},
+		Event:  func(ev zk.Event) { c.onEvent(gen, ref, ev) },
+		Logger: c.log,
+	})
+	ref.own = w
+	return c.install(gen, ref, w)
+}
+
+// dialGozk is dial on go-zookeeper's connection (ZKRECIPES_TRANSPORT=gozk).
+func (c *Client) dialGozk(gen uint64) error {
 	ref := &connRef{ready: make(chan struct{})}
 	userDial := c.cfg.dialer
 	conn, _, err := zk.Connect(c.cfg.servers, c.cfg.sessionTimeout,
@@ -43,8 +77,8 @@ func (c *Client) dial(gen uint64) error {
 			// On go-zookeeper's connection goroutine, before the handshake:
 			// this connection will re-send the sentinel (see seed.go).
 			<-ref.ready
-			ref.seeded.Store(seedSentinel(ref.conn))
-			hooked := hookSetWatches(ref.conn, ref.setWatchesRead)
+			ref.seeded.Store(seedSentinel(ref.gz))
+			hooked := hookSetWatches(ref.gz, ref.setWatchesRead)
 			l := newLiveConn(raw, c.log, ref.setTimeout, ref.holdFor)
 			l.releaseOnWrite = !hooked
 			ref.live.Store(l)
@@ -57,6 +91,13 @@ func (c *Client) dial(gen uint64) error {
 	if err != nil { // no server at all: New rejects that, a zero Client has none
 		return invalidArg("connect to %v: %v", c.cfg.servers, err)
 	}
+	ref.gz = conn
+	return c.install(gen, ref, gozkConn{conn})
+}
+
+// install makes conn, the connection of generation gen, the client's,
+// unless it was superseded meanwhile, and sends the credentials on it.
+func (c *Client) install(gen uint64, ref *connRef, conn transport) error {
 	ref.conn = conn
 	close(ref.ready)
 
@@ -86,7 +127,9 @@ func (c *Client) dial(gen uint64) error {
 // zk.Connect returns only after the callback may already have been called,
 // and the session timeout its latest connect response negotiated.
 type connRef struct {
-	conn    *zk.Conn
+	conn    transport
+	own     *wire.Conn // the connection when it is the client's own (not go-zookeeper's)
+	gz      *zk.Conn   // the connection when it is go-zookeeper's
 	ready   chan struct{}
 	timeout atomic.Int64 // negotiated session timeout, as a time.Duration
 	// sentinel is the session whose sentinel watch this connection holds
@@ -111,6 +154,14 @@ func (r *connRef) setWatchesRead() {
 
 func (r *connRef) setTimeout(d time.Duration) { r.timeout.Store(int64(d)) }
 
+// negotiated is the session timeout the latest connect response granted.
+func (r *connRef) negotiated() time.Duration {
+	if r.own != nil {
+		return r.own.NegotiatedTimeout()
+	}
+	return time.Duration(r.timeout.Load())
+}
+
 // holdFor reports whether a connection to session sid (new or resumed)
 // must hold back the server's replies until go-zookeeper has re-sent its
 // watches: always when the dial seeded the sentinel, else when the
@@ -121,10 +172,10 @@ func (r *connRef) holdFor(sid int64) bool {
 
 // authenticate sends the credentials before the connection carries any other
 // request; go-zookeeper re-sends them itself on every reconnect.
-func (c *Client) authenticate(gen uint64, conn *zk.Conn) {
+func (c *Client) authenticate(gen uint64, conn transport) {
 	for _, a := range c.cfg.auth {
 		for {
-			err := conn.AddAuth(a.scheme, a.auth)
+			err := conn.AddAuth(bg, a.scheme, a.auth)
 			if err == nil {
 				break
 			}

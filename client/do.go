@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
-	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -116,8 +115,8 @@ func (c *Client) stopped(ctx context.Context, last error) error {
 
 // run is Do over one request (or a short sequence of them) on the current
 // connection; see runResult.
-func (c *Client) run(ctx context.Context, fn func(conn *zk.Conn) error) error {
-	_, err := runResult(c, ctx, func(conn *zk.Conn) (struct{}, error) {
+func (c *Client) run(ctx context.Context, fn func(conn transport) error) error {
+	_, err := runResult(c, ctx, func(conn transport) (struct{}, error) {
 		return struct{}{}, fn(conn)
 	})
 	return err
@@ -134,10 +133,10 @@ func (c *Client) run(ctx context.Context, fn func(conn *zk.Conn) error) error {
 //
 // fn runs on that goroutine: it must not write memory its caller can see,
 // nor read memory the caller may change once runResult returns.
-func runResult[T any](c *Client, ctx context.Context, fn func(conn *zk.Conn) (T, error)) (T, error) {
+func runResult[T any](c *Client, ctx context.Context, fn func(conn transport) (T, error)) (T, error) {
 	var out T
 	err := c.Do(ctx, func(ctx context.Context) error {
-		conn, err := c.Conn(ctx)
+		conn, _, err := c.connUp(ctx)
 		if err != nil {
 			return err
 		}

@@ -21,8 +21,8 @@ func (c *Client) onEvent(gen uint64, ref *connRef, ev zk.Event) {
 	if ev.State == zk.StateHasSession {
 		<-ref.ready
 		sid = ref.conn.SessionID() // exact: set just before this event
-		// Read by the liveConn from the connect response, just before this event.
-		negotiated = time.Duration(ref.timeout.Load())
+		// From the connect response, just before this event.
+		negotiated = ref.negotiated()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

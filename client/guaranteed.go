@@ -41,8 +41,8 @@ func (c *Client) DeleteGuaranteed(ctx context.Context, path string, sess *Sessio
 		c.countGivenUp(err)
 		return err
 	}
-	c.keepDeleting("node "+full, sess, func(conn *zk.Conn) error {
-		if err := conn.Delete(full, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+	c.keepDeleting("node "+full, sess, func(conn transport) error {
+		if err := conn.Delete(bg, full, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
 			return err
 		}
 		return nil
@@ -101,7 +101,7 @@ func mayPass(err error) bool {
 
 // keepDeleting runs op in the background until it succeeds, fails for good,
 // sess ends (after one last try on the next session) or the client closes.
-func (c *Client) keepDeleting(what string, sess *Session, op func(conn *zk.Conn) error) {
+func (c *Client) keepDeleting(what string, sess *Session, op func(conn transport) error) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -118,7 +118,7 @@ func (c *Client) keepDeleting(what string, sess *Session, op func(conn *zk.Conn)
 	}()
 }
 
-func (c *Client) deleteLoop(what string, sess *Session, op func(conn *zk.Conn) error) {
+func (c *Client) deleteLoop(what string, sess *Session, op func(conn transport) error) {
 	var sessDone <-chan struct{}
 	if sess != nil {
 		sessDone = sess.Done()
@@ -161,10 +161,10 @@ func (c *Client) deleteLoop(what string, sess *Session, op func(conn *zk.Conn) e
 
 // tryOnce runs op once on the current connection, bounded by the session
 // timeout.
-func (c *Client) tryOnce(op func(conn *zk.Conn) error) error {
+func (c *Client) tryOnce(op func(conn transport) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.sessionTimeout)
 	defer cancel()
-	conn, err := c.Conn(ctx)
+	conn, _, err := c.connUp(ctx)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -91,9 +92,42 @@ type AcquireOutcome struct {
 	// won), the context's error when the caller gave up, and the failure
 	// otherwise.
 	Err error
-	// Cancelled is true when the wait ended because the caller's context
+	// Cancelled is true when the wait failed after the caller's context
 	// ended (Err is then that context's error, or wraps it).
+	// StartAcquire sets it.
 	Cancelled bool
+}
+
+// ErrBusy is matched by the error of a try that found the holding taken:
+// a TryLock of a held lock (recipes/mutex, recipes/rwlock: ErrLocked), a
+// TryAcquire with no lease free (recipes/semaphore: ErrNoLeases). The
+// hooks report such a wait as OutcomeBusy: the answer a try exists to
+// give, not a failure.
+var ErrBusy = errors.New("zkrecipes: holding is taken")
+
+// The outcomes of a wait (AcquireOutcome.Label): a small fixed set, fit
+// for a metric label.
+const (
+	OutcomeAcquired  = "acquired"  // the holding was granted
+	OutcomeBusy      = "busy"      // a try found it taken (Err matches ErrBusy)
+	OutcomeCancelled = "cancelled" // the caller's context ended first
+	OutcomeFailed    = "failed"    // the wait failed otherwise
+)
+
+// Label names how the wait ended, by the one rule both contrib adapters
+// use: OutcomeAcquired when Err is nil, OutcomeBusy when Err matches
+// ErrBusy, OutcomeCancelled when Cancelled is set, OutcomeFailed
+// otherwise.
+func (o AcquireOutcome) Label() string {
+	switch {
+	case o.Err == nil:
+		return OutcomeAcquired
+	case errors.Is(o.Err, ErrBusy):
+		return OutcomeBusy
+	case o.Cancelled:
+		return OutcomeCancelled
+	}
+	return OutcomeFailed
 }
 
 // Release is a holding that ended.

@@ -36,8 +36,8 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 			return nil, err
 		}
 	}
-	out, err := runResult(c, ctx, func(conn *zk.Conn) ([]zk.MultiResponse, error) {
-		return conn.Multi(abs...)
+	out, err := runResult(c, ctx, func(conn transport) ([]zk.MultiResponse, error) {
+		return conn.Multi(bg, abs...)
 	})
 	for i := range out {
 		if out[i].String != "" {

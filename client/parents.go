@@ -18,7 +18,7 @@ var errParentsVanish = errors.New("zkrecipes: parent nodes keep disappearing")
 // createWithParents creates full (a TTL node when ttl > 0), making missing
 // ancestors as containers whenever the server answers NoNode. Paths are
 // absolute (namespaced).
-func (c *Client) createWithParents(conn *zk.Conn, full string, data []byte, flags int32, ttl time.Duration) (string, error) {
+func (c *Client) createWithParents(conn transport, full string, data []byte, flags int32, ttl time.Duration) (string, error) {
 	for round := 0; round < maxParentRounds; round++ {
 		out, err := c.createNode(conn, full, data, flags, ttl)
 		if !errors.Is(err, zk.ErrNoNode) {
@@ -33,20 +33,20 @@ func (c *Client) createWithParents(conn *zk.Conn, full string, data []byte, flag
 
 // createNode creates the absolute path full with the client's ACL for it,
 // a TTL node when ttl > 0.
-func (c *Client) createNode(conn *zk.Conn, full string, data []byte, flags int32, ttl time.Duration) (string, error) {
+func (c *Client) createNode(conn transport, full string, data []byte, flags int32, ttl time.Duration) (string, error) {
 	if ttl > 0 {
-		return conn.CreateTTL(full, data, flags, c.aclFor(full), ttl)
+		return conn.CreateTTL(bg, full, data, flags, c.aclFor(full), ttl)
 	}
-	return conn.Create(full, data, flags, c.aclFor(full))
+	return conn.Create(bg, full, data, flags, c.aclFor(full))
 }
 
 // ensureContainers makes p and its missing ancestors as container nodes.
-func (c *Client) ensureContainers(conn *zk.Conn, p string) error {
+func (c *Client) ensureContainers(conn transport, p string) error {
 	if p == "/" {
 		return nil
 	}
 	for round := 0; round < maxParentRounds; round++ {
-		_, err := conn.CreateContainer(p, nil, zk.FlagContainer, c.aclFor(p))
+		_, err := conn.CreateContainer(bg, p, nil, zk.FlagContainer, c.aclFor(p))
 		switch {
 		case err == nil, errors.Is(err, zk.ErrNodeExists):
 			return nil

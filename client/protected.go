@@ -79,7 +79,7 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		if err != nil {
 			return err
 		}
-		conn, err := c.Conn(ctx)
+		conn, _, err := c.connUp(ctx)
 		if err != nil {
 			return err
 		}
@@ -162,7 +162,7 @@ type stepResult struct {
 
 // createStep looks for the node an earlier attempt may have made (when
 // s.search) and otherwise creates it, on conn.
-func (c *Client) createStep(conn *zk.Conn, s protectedStep) (stepResult, error) {
+func (c *Client) createStep(conn transport, s protectedStep) (stepResult, error) {
 	if s.search {
 		found, err := c.findProtected(conn, s.parent, s.tag)
 		if err != nil {
@@ -173,13 +173,13 @@ func (c *Client) createStep(conn *zk.Conn, s protectedStep) (stepResult, error) 
 				return stepResult{path: found.path}, nil
 			}
 			// Left by a session that is gone: it must not be mistaken for ours.
-			if err := conn.Delete(found.path, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+			if err := conn.Delete(bg, found.path, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
 				return stepResult{maybeCreated: true}, err
 			}
 		}
 	}
 	if s.replace != "" && s.ttl == 0 {
-		res, err := conn.Multi(&zk.DeleteRequest{Path: s.replace, Version: -1},
+		res, err := conn.Multi(bg, &zk.DeleteRequest{Path: s.replace, Version: -1},
 			&zk.CreateRequest{Path: s.target, Data: s.data, Acl: c.aclFor(s.target), Flags: s.flags})
 		switch {
 		case err == nil && len(res) == 2:
@@ -205,12 +205,12 @@ func (c *Client) createStep(conn *zk.Conn, s protectedStep) (stepResult, error) 
 // own, since the caller's context is already over), else as a guaranteed
 // delete in the background (see DeleteGuaranteed).
 func (c *Client) removeProtected(parent, tag string) {
-	op := func(conn *zk.Conn) error {
+	op := func(conn transport) error {
 		found, err := c.findProtected(conn, parent, tag)
 		if err != nil || found == nil {
 			return err
 		}
-		if err := conn.Delete(found.path, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		if err := conn.Delete(bg, found.path, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
 			return err
 		}
 		return nil
@@ -236,8 +236,8 @@ type foundNode struct {
 }
 
 // findProtected looks in parent for a child whose name starts with tag.
-func (c *Client) findProtected(conn *zk.Conn, parent, tag string) (*foundNode, error) {
-	kids, _, err := conn.Children(parent)
+func (c *Client) findProtected(conn transport, parent, tag string) (*foundNode, error) {
+	kids, _, err := conn.Children(bg, parent)
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, nil
 	}
@@ -249,7 +249,7 @@ func (c *Client) findProtected(conn *zk.Conn, parent, tag string) (*foundNode, e
 			continue
 		}
 		p := joinPath(parent, k)
-		ok, st, err := conn.Exists(p)
+		ok, st, err := conn.Exists(bg, p)
 		if err != nil {
 			return nil, err
 		}

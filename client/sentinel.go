@@ -51,7 +51,8 @@ func (c *Client) upLocked(gen uint64, ref *connRef, sid int64) {
 	if c.sess == nil || c.sess.id != sid || c.sess.ended() {
 		return
 	}
-	if ref.sentinel.Load() == sid {
+	if ref.own != nil || ref.sentinel.Load() == sid {
+		// The client's own connection has no race to guard against.
 		c.markUpLocked()
 		return
 	}
@@ -62,7 +63,7 @@ func (c *Client) upLocked(gen uint64, ref *connRef, sid int64) {
 	c.wg.Add(1) // under c.mu, before Close's Wait
 	go func() {
 		defer c.wg.Done()
-		_, _, _, err := ref.conn.ExistsW(sentinelPath)
+		_, _, _, err := ref.conn.ExistsW(bg, sentinelPath)
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		ref.arming = false

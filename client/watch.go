@@ -131,7 +131,7 @@ func (w *Watch) Stop() {
 // connection, in one up period of it (the client's upCh; go-zookeeper keeps
 // its Conn across reconnects and even across sessions).
 type watchKey struct {
-	conn *zk.Conn
+	conn transport
 	up   <-chan struct{}
 	path string
 }
@@ -160,7 +160,7 @@ type watchSet struct {
 // caller that joins reads without setting a watch: the shared one was set
 // before its read, so any change after the read still fires it (a change
 // between the two gives an event the read already saw, which is harmless).
-func (s *watchSet) getWatch(conn *zk.Conn, up <-chan struct{}, full string) ([]byte, *zk.Stat, *Watch, error) {
+func (s *watchSet) getWatch(conn transport, up <-chan struct{}, full string) ([]byte, *zk.Stat, *Watch, error) {
 	key := watchKey{conn, up, full}
 	s.mu.Lock()
 	if s.m == nil {
@@ -169,7 +169,7 @@ func (s *watchSet) getWatch(conn *zk.Conn, up <-chan struct{}, full string) ([]b
 	if sh := s.m[key]; sh != nil {
 		w := s.joinLocked(sh)
 		s.mu.Unlock()
-		data, st, err := conn.Get(full)
+		data, st, err := conn.Get(bg, full)
 		if err != nil {
 			w.Stop()
 			return nil, nil, nil, err
@@ -177,7 +177,7 @@ func (s *watchSet) getWatch(conn *zk.Conn, up <-chan struct{}, full string) ([]b
 		return data, st, w, nil
 	}
 	s.mu.Unlock()
-	data, st, ch, err := conn.GetW(full)
+	data, st, ch, err := conn.GetW(bg, full)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -113,7 +113,7 @@ func TestClientDigestACL(t *testing.T) {
 	require.NoError(t, err)
 	conn, err := a.Conn(ctx)
 	require.NoError(t, err)
-	acls, _, err := conn.GetACL(ns + "/secret/node")
+	acls, _, err := conn.GetACL(ctx, ns+"/secret/node")
 	require.NoError(t, err)
 	require.Len(t, acls, 1)
 	assert.Equal(t, "digest", acls[0].Scheme)

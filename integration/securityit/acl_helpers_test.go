@@ -62,7 +62,7 @@ func aclOf(t testing.TB, c *client.Client, p string) []zk.ACL {
 	if p == "/" {
 		full = c.Namespace()
 	}
-	acl, _, err := conn.GetACL(full)
+	acl, _, err := conn.GetACL(ctx, full)
 	require.NoError(t, err, "GetACL %s", full)
 	return acl
 }

@@ -190,7 +190,7 @@ func syncPath(ctx context.Context, c *client.Client, path string) error {
 		}
 		done := make(chan error, 1)
 		go func() {
-			_, err := conn.Sync(full)
+			_, err := conn.Sync(context.Background(), full)
 			done <- err
 		}()
 		select {

@@ -51,7 +51,7 @@ func (c *Counter) readWrite(ctx context.Context, p plan) (s step, fast bool, err
 	ch := make(chan result, 1)
 	go func() {
 		var s step
-		data, st, err := conn.Get(c.full)
+		data, st, err := conn.Get(context.Background(), c.full)
 		switch {
 		case errors.Is(err, zk.ErrNoNode) && !p.create:
 			s.r = reading{known: true, version: -1}
@@ -71,7 +71,7 @@ func (c *Counter) readWrite(ctx context.Context, p plan) (s step, fast bool, err
 			if !state.CompareAndSwap(deciding, writing) {
 				return // the caller gave up: write nothing
 			}
-			s.st, s.err = conn.Set(c.full, encode(s.n), s.r.version)
+			s.st, s.err = conn.Set(context.Background(), c.full, encode(s.n), s.r.version)
 			s.sent = true
 		}
 		ch <- result{s, true}
@@ -109,7 +109,7 @@ func (c *Counter) setOnce(ctx context.Context, data []byte, version int32) (st *
 		return nil, false, err
 	}
 	if ctx.Done() == nil {
-		st, err = conn.Set(c.full, data, version)
+		st, err = conn.Set(context.Background(), c.full, data, version)
 		return st, true, err
 	}
 	type reply struct {
@@ -120,7 +120,7 @@ func (c *Counter) setOnce(ctx context.Context, data []byte, version int32) (st *
 	// The goroutine ends when go-zookeeper answers the request or fails it
 	// (the connection is lost, or closed with the client).
 	go func() {
-		st, err := conn.Set(c.full, data, version)
+		st, err := conn.Set(context.Background(), c.full, data, version)
 		ch <- reply{st, err}
 	}()
 	select {

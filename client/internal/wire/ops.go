@@ -1,0 +1,338 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Every call sends one request on the current connection and waits for
+// its reply or ctx. Without a connection it fails at once with
+// ErrConnectionClosed (ErrClosing once the Conn is closed). When ctx ends
+// first, the call returns ctx's error at once; the request still goes on,
+// and its late reply is dropped. Paths are absolute and sent as given.
+
+// request queues one request (op, its body written by body) and waits.
+func (c *Conn) request(ctx context.Context, op int32, body func(*encoder), decode func(code int32, d *decoder) error) (int64, error) {
+	r := newRequest(op, decode)
+	e := encoder{b: make([]byte, 12, 64)}
+	putOp(e.b, op)
+	if body != nil {
+		body(&e)
+	}
+	putLength(e.b)
+	c.mu.Lock()
+	switch {
+	case c.closing:
+		c.mu.Unlock()
+		return 0, ErrClosing
+	case c.link == nil:
+		c.mu.Unlock()
+		return 0, ErrConnectionClosed
+	}
+	c.link.queueLocked(e.b, r)
+	c.mu.Unlock()
+	select {
+	case <-r.done:
+		return r.zxid, r.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// statReply decodes a reply that is a Stat.
+func statReply(st **zk.Stat) func(int32, *decoder) error {
+	return func(code int32, d *decoder) error {
+		if code != 0 {
+			return codeError(code)
+		}
+		*st = d.stat()
+		return d.err
+	}
+}
+
+// Get returns a node's data and stat.
+func (c *Conn) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
+	return c.getData(ctx, path, false, nil)
+}
+
+// GetW is Get that also leaves a data watch on the node.
+func (c *Conn) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
+	var ch <-chan zk.Event
+	data, st, err := c.getData(ctx, path, true, func() { ch = c.watches.add(path, watchData) })
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return data, st, ch, nil
+}
+
+func (c *Conn) getData(ctx context.Context, path string, watch bool, watched func()) ([]byte, *zk.Stat, error) {
+	var data []byte
+	var st *zk.Stat
+	_, err := c.request(ctx, opGetData, func(e *encoder) { encodePathWatch(e, path, watch) },
+		func(code int32, d *decoder) error {
+			if code != 0 {
+				return codeError(code)
+			}
+			data, st = d.buffer(), d.stat()
+			if d.err == nil && watched != nil {
+				watched()
+			}
+			return d.err
+		})
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, st, nil
+}
+
+// Set writes a node's data if its version matches (-1 for any).
+func (c *Conn) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+	var st *zk.Stat
+	_, err := c.request(ctx, opSetData, func(e *encoder) { encodeSetData(e, path, data, version) }, statReply(&st))
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Exists reports whether a node exists, with its stat when it does.
+func (c *Conn) Exists(ctx context.Context, path string) (bool, *zk.Stat, error) {
+	ok, st, _, err := c.exists(ctx, path, false)
+	return ok, st, err
+}
+
+// ExistsW is Exists that leaves a watch, whether or not the node exists.
+func (c *Conn) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, <-chan zk.Event, error) {
+	return c.exists(ctx, path, true)
+}
+
+func (c *Conn) exists(ctx context.Context, path string, watch bool) (bool, *zk.Stat, <-chan zk.Event, error) {
+	var st *zk.Stat
+	var ch <-chan zk.Event
+	_, err := c.request(ctx, opExists, func(e *encoder) { encodePathWatch(e, path, watch) },
+		func(code int32, d *decoder) error {
+			switch {
+			case code == 0:
+				st = d.stat()
+				if d.err == nil && watch {
+					ch = c.watches.add(path, watchData)
+				}
+				return d.err
+			case errors.Is(codeError(code), zk.ErrNoNode):
+				if watch {
+					ch = c.watches.add(path, watchExist)
+				}
+				return zk.ErrNoNode
+			}
+			return codeError(code)
+		})
+	switch {
+	case err == nil:
+		return true, st, ch, nil
+	case errors.Is(err, zk.ErrNoNode):
+		return false, nil, ch, nil
+	}
+	return false, nil, nil, err
+}
+
+// Children lists a node's children, with its stat.
+func (c *Conn) Children(ctx context.Context, path string) ([]string, *zk.Stat, error) {
+	kids, st, _, err := c.children(ctx, path, false)
+	return kids, st, err
+}
+
+// ChildrenW is Children that leaves a child watch on the node.
+func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
+	return c.children(ctx, path, true)
+}
+
+func (c *Conn) children(ctx context.Context, path string, watch bool) ([]string, *zk.Stat, <-chan zk.Event, error) {
+	var kids []string
+	var st *zk.Stat
+	var ch <-chan zk.Event
+	_, err := c.request(ctx, opGetChildren2, func(e *encoder) { encodePathWatch(e, path, watch) },
+		func(code int32, d *decoder) error {
+			if code != 0 {
+				return codeError(code)
+			}
+			kids, st = d.strings(), d.stat()
+			if d.err == nil && watch {
+				ch = c.watches.add(path, watchChild)
+			}
+			return d.err
+		})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return kids, st, ch, nil
+}
+
+// Delete deletes a node if its version matches (-1 for any).
+func (c *Conn) Delete(ctx context.Context, path string, version int32) error {
+	_, err := c.request(ctx, opDelete, func(e *encoder) { encodePathVersion(e, path, version) }, nil)
+	return err
+}
+
+// Create creates a node (flags: go-zookeeper's zk.Flag* values) and returns
+// its path (with the sequence number, for a sequential node).
+func (c *Conn) Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
+	var out string
+	_, err := c.request(ctx, opCreate, func(e *encoder) { encodeCreate(e, path, data, acl, flags) },
+		func(code int32, d *decoder) error {
+			if code != 0 {
+				return codeError(code)
+			}
+			out = d.string()
+			return d.err
+		})
+	return out, err
+}
+
+// Create2 is Create that also returns the new node's Stat.
+func (c *Conn) Create2(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, *zk.Stat, error) {
+	return c.create2(ctx, opCreate2, func(e *encoder) { encodeCreate(e, path, data, acl, flags) })
+}
+
+// CreateContainer creates a container node (flags must be zk.FlagContainer).
+func (c *Conn) CreateContainer(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
+	if flags != zk.FlagContainer {
+		return "", zk.ErrInvalidFlags
+	}
+	out, _, err := c.create2(ctx, opCreateContainer, func(e *encoder) { encodeCreate(e, path, data, acl, flags) })
+	return out, err
+}
+
+// CreateTTL creates a node that the server deletes once it has had no
+// children and no change for ttl (flags zk.FlagTTL or
+// zk.FlagPersistentSequentialWithTTL; the server needs
+// zookeeper.extendedTypesEnabled).
+func (c *Conn) CreateTTL(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL, ttl time.Duration) (string, error) {
+	if flags != zk.FlagTTL && flags != zk.FlagPersistentSequentialWithTTL {
+		return "", zk.ErrInvalidFlags
+	}
+	out, _, err := c.create2(ctx, opCreateTTL, func(e *encoder) { encodeCreateTTL(e, path, data, acl, flags, ttl.Milliseconds()) })
+	return out, err
+}
+
+func (c *Conn) create2(ctx context.Context, op int32, body func(*encoder)) (string, *zk.Stat, error) {
+	var out string
+	var st *zk.Stat
+	_, err := c.request(ctx, op, body, func(code int32, d *decoder) error {
+		if code != 0 {
+			return codeError(code)
+		}
+		out, st = d.string(), d.stat()
+		return d.err
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	return out, st, nil
+}
+
+// Sync makes the server this session is connected to catch up with the
+// leader, and returns the path.
+func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
+	var out string
+	_, err := c.request(ctx, opSync, func(e *encoder) { encodePath(e, path) },
+		func(code int32, d *decoder) error {
+			if code != 0 {
+				return codeError(code)
+			}
+			out = d.string()
+			return d.err
+		})
+	return out, err
+}
+
+// Multi runs ops as one transaction: every op commits, or none does (see
+// multi.go for the op types). On failure the error is the first failed
+// op's, as go-zookeeper's, and the results say which op failed.
+func (c *Conn) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
+	var out []zk.MultiResponse
+	var encErr error
+	_, err := c.request(ctx, opMulti, func(e *encoder) { encErr = encodeMulti(e, ops) },
+		func(code int32, d *decoder) error {
+			if d.left() > 0 {
+				out = decodeMulti(d)
+			}
+			if code != 0 {
+				return codeError(code)
+			}
+			if d.err != nil {
+				return d.err
+			}
+			for _, r := range out { // the transaction failed: the first op's error says why
+				if r.Error != nil {
+					return r.Error
+				}
+			}
+			return nil
+		})
+	if encErr != nil {
+		return nil, encErr
+	}
+	return out, err
+}
+
+// AddAuth sends credentials, waits for the server's answer, and keeps them
+// to send again ahead of every request on each later connection.
+func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
+	cr := cred{scheme: scheme, auth: append([]byte{}, auth...)}
+	r := newRequest(opAuth, nil)
+	c.mu.Lock()
+	switch {
+	case c.closing:
+		c.mu.Unlock()
+		return ErrClosing
+	case c.link == nil:
+		c.mu.Unlock()
+		return ErrConnectionClosed
+	}
+	c.link.queueLocked(authPacket(cr), r)
+	c.mu.Unlock()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if r.err != nil {
+		return r.err
+	}
+	c.mu.Lock()
+	c.creds = append(c.creds, cr)
+	c.mu.Unlock()
+	return nil
+}
+
+// authPacket encodes an AuthPacket (its xid is set when queued).
+func authPacket(cr cred) []byte {
+	e := encoder{b: make([]byte, 12, 64)}
+	putOp(e.b, opAuth)
+	e.int32(0)
+	e.string(cr.scheme)
+	e.buffer(cr.auth)
+	putLength(e.b)
+	return e.b
+}
+
+// GetACL returns a node's ACL and stat.
+func (c *Conn) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, error) {
+	var acl []zk.ACL
+	var st *zk.Stat
+	_, err := c.request(ctx, opGetACL, func(e *encoder) { encodePath(e, path) },
+		func(code int32, d *decoder) error {
+			if code != 0 {
+				return codeError(code)
+			}
+			acl, st = d.acls(), d.stat()
+			return d.err
+		})
+	if err != nil {
+		return nil, nil, err
+	}
+	return acl, st, nil
+}
