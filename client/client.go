@@ -47,6 +47,7 @@ type Client struct {
 	negotiated  time.Duration // session timeout the server granted; 0 until the first session
 	subs        map[*pubsub.Sub[StateChange]]struct{}
 	nodeSubs    map[*nodeSub]struct{} // NodeEvents' subscribers
+	persist     map[*PersistentWatch]struct{}
 
 	watches watchSet // GetWatch's shared data watches
 }
@@ -209,6 +210,7 @@ func (c *Client) Close() error {
 	c.nextGenLocked()
 	subs, nodeSubs := c.subs, c.nodeSubs
 	c.subs, c.nodeSubs = nil, nil
+	c.stopPersistentLocked()
 	c.mu.Unlock()
 
 	for s := range subs {

@@ -51,7 +51,7 @@ func (c *Client) dial(gen uint64) error {
 			}
 			return c.watchFirstReply(gen, address, raw), nil
 		},
-		Event:  func(ev zk.Event) { c.onEvent(gen, ref, ev) },
+		Event:  func(ev zk.Event, zxid int64) { c.onEvent(gen, ref, ev, zxid) },
 		Logger: c.log,
 	})
 	ref.own = w
@@ -84,7 +84,7 @@ func (c *Client) dialGozk(gen uint64) error {
 			ref.live.Store(l)
 			return l, nil
 		}),
-		zk.WithEventCallback(func(ev zk.Event) { c.onEvent(gen, ref, ev) }),
+		zk.WithEventCallback(func(ev zk.Event) { c.onEvent(gen, ref, ev, -1) }),
 		zk.WithLogger(zkLogger{c.log}),
 		zk.WithLogInfo(false),
 	)

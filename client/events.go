@@ -9,11 +9,12 @@ import (
 // The connection-event state machine: go-zookeeper's session events turned
 // into Curator's four states, local expiry, and the channels recipes wait on.
 
-// onEvent is go-zookeeper's event callback. It runs on the connection's own
-// goroutine, so it only updates state and queues notifications: no I/O.
-func (c *Client) onEvent(gen uint64, ref *connRef, ev zk.Event) {
+// onEvent is the connection's event callback (zxid: a notification's, or
+// -1). It runs on the connection's own goroutine, so it only updates state
+// and queues notifications: no I/O.
+func (c *Client) onEvent(gen uint64, ref *connRef, ev zk.Event, zxid int64) {
 	if ev.Type != zk.EventSession {
-		c.onNodeEvent(gen, ev)
+		c.onNodeEvent(gen, ev, zxid)
 		return
 	}
 	var sid int64
@@ -61,6 +62,7 @@ func (c *Client) onSessionLocked(sid int64) {
 	case c.sess.id == sid && !c.sess.ended():
 		if c.state == StateSuspended {
 			c.publishLocked(StateReconnected, sid)
+			c.resyncLocked(false)
 		}
 	default:
 		if !c.sess.ended() { // a new session without an expiry event: the old one is gone
@@ -68,6 +70,7 @@ func (c *Client) onSessionLocked(sid int64) {
 		}
 		c.setSessionLocked(newSession(sid))
 		c.publishLocked(StateReconnected, sid)
+		c.resyncLocked(true)
 	}
 }
 

@@ -75,7 +75,7 @@ func (c *Client) NodeEvents(root string) (<-chan zk.Event, func(), error) {
 // onNodeEvent hands a watch notification of the current connection to the
 // NodeEvents subscribers that want it. It runs on go-zookeeper's receive
 // goroutine, before the replies that follow the notification are read.
-func (c *Client) onNodeEvent(gen uint64, ev zk.Event) {
+func (c *Client) onNodeEvent(gen uint64, ev zk.Event, zxid int64) {
 	switch ev.Type {
 	case zk.EventNodeCreated, zk.EventNodeDeleted, zk.EventNodeDataChanged, zk.EventNodeChildrenChanged:
 	default:
@@ -83,9 +83,10 @@ func (c *Client) onNodeEvent(gen uint64, ev zk.Event) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || gen != c.gen || len(c.nodeSubs) == 0 {
+	if c.closed || gen != c.gen {
 		return
 	}
+	c.onPersistentLocked(ev, zxid)
 	var rel string
 	for s := range c.nodeSubs {
 		if !s.wants(ev.Path) {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
 )
 
 // transport is one ZooKeeper session kept across connections: the client's
@@ -31,6 +33,8 @@ type transport interface {
 	Sync(ctx context.Context, path string) (string, error)
 	GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, error)
 	AddAuth(ctx context.Context, scheme string, auth []byte) error
+	AddWatch(ctx context.Context, path string, mode int32) error
+	RemovePersistentWatch(ctx context.Context, path string) error
 	SessionID() int64
 	Server() string
 	Close()
@@ -103,6 +107,13 @@ func (g gozkConn) Sync(_ context.Context, path string) (string, error) {
 func (g gozkConn) GetACL(_ context.Context, path string) ([]zk.ACL, *zk.Stat, error) {
 	return g.Conn.GetACL(path)
 }
+
+func (g gozkConn) AddWatch(context.Context, string, int32) error { return errGozkUnsupported }
+
+func (g gozkConn) RemovePersistentWatch(context.Context, string) error { return errGozkUnsupported }
+
+// errGozkUnsupported answers what go-zookeeper cannot do.
+var errGozkUnsupported = wire.ErrUnimplemented
 
 func (g gozkConn) AddAuth(_ context.Context, scheme string, auth []byte) error {
 	return g.Conn.AddAuth(scheme, auth)

@@ -43,7 +43,9 @@ type Config struct {
 	Dial func(network, address string, timeout time.Duration) (net.Conn, error)
 	// Event gets every session event and watch notification, in order, on
 	// the Conn's own goroutines, one call at a time. It must not block.
-	Event func(zk.Event)
+	// zxid is a notification's: the change's zxid from ZooKeeper 3.9 on,
+	// else -1 (and -1 for every session event).
+	Event func(ev zk.Event, zxid int64)
 	// MaxFrame bounds a frame from the server (DefaultMaxFrame when 0).
 	MaxFrame int
 	// Logger gets the connection's own warnings.
@@ -108,7 +110,7 @@ func Dial(cfg Config) *Conn {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Event == nil {
-		cfg.Event = func(zk.Event) {}
+		cfg.Event = func(zk.Event, int64) {}
 	}
 	c := &Conn{cfg: cfg, quit: make(chan struct{}), done: make(chan struct{})}
 	c.watches.init()
@@ -167,7 +169,7 @@ func (c *Conn) Close() {
 }
 
 func (c *Conn) emit(state zk.State) {
-	c.cfg.Event(zk.Event{Type: zk.EventSession, State: state, Server: c.Server()})
+	c.cfg.Event(zk.Event{Type: zk.EventSession, State: state, Server: c.Server()}, -1)
 }
 
 // loop dials, handshakes and runs one link at a time until Close.

@@ -44,7 +44,7 @@ type events struct {
 	ch  chan zk.Event
 }
 
-func (e *events) add(ev zk.Event) {
+func (e *events) add(ev zk.Event, _ int64) {
 	e.mu.Lock()
 	e.all = append(e.all, ev)
 	e.mu.Unlock()

@@ -243,7 +243,7 @@ func (l *link) read() error {
 			if d.err != nil {
 				return d.err
 			}
-			l.c.notify(ev)
+			l.c.notify(ev, h.zxid)
 		case xidPing:
 			l.c.mu.Lock()
 			if len(l.pings) == 0 {

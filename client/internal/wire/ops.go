@@ -336,3 +336,124 @@ func (c *Conn) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, err
 	}
 	return acl, st, nil
 }
+
+// AddWatch sets a persistent watch (mode AddWatchPersistent or
+// AddWatchPersistentRecursive) on path, ZooKeeper 3.6+: it stays until
+// RemoveWatches or the session ends, and the Conn sets it again on every
+// new connection of the session (SetWatches2). Its events reach the Event
+// callback only. A server without addWatch answers ErrUnimplemented.
+func (c *Conn) AddWatch(ctx context.Context, path string, mode int32) error {
+	_, err := c.request(ctx, opAddWatch, func(e *encoder) { e.string(path); e.int32(mode) },
+		func(code int32, d *decoder) error {
+			if code != 0 {
+				return codeError(code)
+			}
+			c.watches.mu.Lock()
+			c.watches.persistent[path] = mode
+			c.watches.mu.Unlock()
+			return nil
+		})
+	return err
+}
+
+// Watcher types of removeWatches.
+const (
+	watcherAny                 int32 = 3
+	watcherPersistent          int32 = 4
+	watcherPersistentRecursive int32 = 5
+)
+
+// RemovePersistentWatch removes the persistent watch AddWatch set on path,
+// on the server and here. A watch the server no longer holds (its session
+// ended) is no error.
+func (c *Conn) RemovePersistentWatch(ctx context.Context, path string) error {
+	c.watches.mu.Lock()
+	mode, ok := c.watches.persistent[path]
+	c.watches.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	typ := watcherPersistent
+	if mode == AddWatchPersistentRecursive {
+		typ = watcherPersistentRecursive
+	}
+	err := c.removeWatches(ctx, path, typ)
+	if errors.Is(err, errMarshalling) {
+		// Before ZooKeeper 3.9 the server knows no persistent watcher
+		// type: Any removes the persistent watch too (and the path's
+		// one-shot watches, which end with a watch-removed event).
+		err = c.removeWatches(ctx, path, watcherAny)
+	}
+	return err
+}
+
+// errMarshalling is the server's MarshallingError: a request it could not read.
+var errMarshalling = CodeError(-5)
+
+func (c *Conn) removeWatches(ctx context.Context, path string, typ int32) error {
+	_, err := c.request(ctx, opRemoveWatches, func(e *encoder) { e.string(path); e.int32(typ) },
+		func(code int32, d *decoder) error {
+			if code != 0 && code != codeNoWatcher {
+				return codeError(code)
+			}
+			c.watches.mu.Lock()
+			delete(c.watches.persistent, path)
+			c.watches.mu.Unlock()
+			return nil
+		})
+	return err
+}
+
+// GetEphemerals lists the session's ephemeral nodes whose paths start with
+// prefix ("/" for all), ZooKeeper 3.6+.
+func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, error) {
+	var out []string
+	_, err := c.request(ctx, opGetEphemerals, func(e *encoder) { e.string(prefix) },
+		func(code int32, d *decoder) error {
+			if code != 0 {
+				return codeError(code)
+			}
+			out = d.strings()
+			return d.err
+		})
+	return out, err
+}
+
+// GetAllChildrenNumber counts every node under path (not path itself),
+// ZooKeeper 3.6+.
+func (c *Conn) GetAllChildrenNumber(ctx context.Context, path string) (int, error) {
+	var n int32
+	_, err := c.request(ctx, opGetAllChildrenNumber, func(e *encoder) { e.string(path) },
+		func(code int32, d *decoder) error {
+			if code != 0 {
+				return codeError(code)
+			}
+			n = d.int32()
+			return d.err
+		})
+	return int(n), err
+}
+
+// ClientInfo is one identity the server knows the session by (WhoAmI).
+type ClientInfo struct {
+	AuthScheme string
+	User       string
+}
+
+// WhoAmI returns the identities the server has authenticated the session
+// as, ZooKeeper 3.7+.
+func (c *Conn) WhoAmI(ctx context.Context) ([]ClientInfo, error) {
+	var out []ClientInfo
+	_, err := c.request(ctx, opWhoAmI, nil, func(code int32, d *decoder) error {
+		if code != 0 {
+			return codeError(code)
+		}
+		n := d.count(8)
+		out = make([]ClientInfo, 0, n)
+		for range n {
+			out = append(out, ClientInfo{AuthScheme: d.string(), User: d.string()})
+		}
+		return d.err
+	})
+	return out, err
+}

@@ -58,6 +58,12 @@ func (t *watchTable) fire(ev zk.Event) {
 		kinds = []watchKind{watchChild}
 	case zk.EventNodeDeleted:
 		kinds = []watchKind{watchExist, watchData, watchChild}
+	case eventDataWatchRemoved: // removeWatches took them: they will not fire
+		kinds = []watchKind{watchExist, watchData}
+		ev = zk.Event{Type: zk.EventNotWatching, State: ev.State, Path: ev.Path, Err: ErrNoWatcher}
+	case eventChildWatchRemoved:
+		kinds = []watchKind{watchChild}
+		ev = zk.Event{Type: zk.EventNotWatching, State: ev.State, Path: ev.Path, Err: ErrNoWatcher}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -79,6 +85,10 @@ func (t *watchTable) drain() (paths []string, chans [][]chan zk.Event) {
 	for k, chs := range t.oneShot {
 		paths = append(paths, k.path)
 		chans = append(chans, chs)
+	}
+	for p := range t.persistent {
+		paths = append(paths, p)
+		chans = append(chans, nil)
 	}
 	t.oneShot = make(map[watchKey][]chan zk.Event)
 	t.persistent = make(map[string]int32)
@@ -156,9 +166,9 @@ func putOp(frame []byte, op int32) {
 
 // notify handles a watch notification, on the reader goroutine: the Event
 // callback first, then the one-shot watches it ends.
-func (c *Conn) notify(we watcherEvent) {
+func (c *Conn) notify(we watcherEvent, zxid int64) {
 	ev := zk.Event{Type: zk.EventType(we.typ), State: zk.State(we.state), Path: we.path, Server: c.Server()}
-	c.cfg.Event(ev)
+	c.cfg.Event(ev, zxid)
 	c.watches.fire(ev)
 }
 
@@ -168,7 +178,7 @@ func (c *Conn) failWatches(err error) {
 	paths, chans := c.watches.drain()
 	for i, p := range paths {
 		ev := zk.Event{Type: zk.EventNotWatching, State: zk.StateDisconnected, Path: p, Err: err}
-		c.cfg.Event(ev)
+		c.cfg.Event(ev, -1)
 		for _, ch := range chans[i] {
 			ch <- ev
 			close(ch)
