@@ -9,14 +9,16 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
-// Client is a ZooKeeper session manager: it owns one connection at a time,
-// turns go-zookeeper's connection events into Curator's four states, keeps an
+// Client is a ZooKeeper session manager: it owns one connection at a time
+// (its own: see internal/wire), turns its connection events into Curator's four states, keeps an
 // epoch (*Session) per ZooKeeper session, and retries operations under a
 // policy. A Client is safe for concurrent use.
 type Client struct {
@@ -34,7 +36,7 @@ type Client struct {
 	started     bool
 	closed      bool
 	gen         uint64        // generation of the current connection; events of older ones are ignored
-	conn        transport     // nil while (re)dialing
+	conn        *wire.Conn    // nil while (re)dialing
 	connReady   chan struct{} // closed once conn may carry requests (credentials sent)
 	state       State         // zero until the first session
 	stateSince  time.Time     // when state was published
@@ -317,18 +319,17 @@ func (c *Client) Conn(ctx context.Context) (*Conn, error) {
 // connUp is Conn that also returns the channel that marks the connection's
 // up period (c.upCh, closed while up, replaced when the connection is
 // lost): the same channel means no reconnect in between.
-func (c *Client) connUp(ctx context.Context) (transport, <-chan struct{}, error) {
+func (c *Client) connUp(ctx context.Context) (*wire.Conn, <-chan struct{}, error) {
 	if c == nil || c.closedCh == nil {
 		return nil, nil, errZeroClient()
 	}
-	var conn transport
+	var conn *wire.Conn
 	var up <-chan struct{}
 	err := c.waitUntil(ctx, func() (bool, <-chan struct{}) {
 		// While (re)dialing, conn is nil and connReady is the next
 		// connection's: wait for it. While disconnected, wait for the
-		// session to be back: a request handed to go-zookeeper now would
-		// sit in its queue and go out on whatever session comes next (even
-		// a new one), ahead of its watch re-registration.
+		// session to be back: a request made now would fail at once for
+		// want of a connection.
 		conn = c.conn
 		switch {
 		case conn == nil || !isClosedChan(c.connReady):

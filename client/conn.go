@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 
+	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -13,7 +15,7 @@ import (
 // ends first it returns ctx's error at once, and the request may still
 // take effect. A nil or zero Conn's calls fail with ErrNotStarted.
 type Conn struct {
-	t transport
+	t *wire.Conn
 }
 
 func (c *Conn) usable() error {
@@ -109,3 +111,9 @@ func awaitConn[T any](ctx context.Context, fn func() (T, error)) outcome[T] {
 		return outcome[T]{zero, ctx.Err()}
 	}
 }
+
+// bg is the context of requests made inside await, which must run to their
+// reply or the connection's loss, as go-zookeeper's did: the code around an
+// abandoned attempt judges it by what it did, which a request cut short by
+// its ctx would not tell.
+var bg = context.Background()

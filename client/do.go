@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+
 	"github.com/cenkalti/backoff/v4"
 
 	"github.com/go-zkrecipes/zkrecipes/retry"
@@ -115,25 +117,25 @@ func (c *Client) stopped(ctx context.Context, last error) error {
 
 // run is Do over one request (or a short sequence of them) on the current
 // connection; see runResult.
-func (c *Client) run(ctx context.Context, fn func(conn transport) error) error {
-	_, err := runResult(c, ctx, func(conn transport) (struct{}, error) {
+func (c *Client) run(ctx context.Context, fn func(conn *wire.Conn) error) error {
+	_, err := runResult(c, ctx, func(conn *wire.Conn) (struct{}, error) {
 		return struct{}{}, fn(conn)
 	})
 	return err
 }
 
 // runResult is Do over fn on the current connection, returning fn's result
-// of the attempt that ended the loop. go-zookeeper's requests block until
-// the server answers or the connection is lost, which on a link that
+// of the attempt that ended the loop. The connection's requests (made with
+// bg) block until the server answers or the connection is lost, which on a link that
 // silently drops packets takes 2/3 of the session timeout; so each attempt
 // runs fn on a goroutine of its own (see await) and runResult returns as
-// soon as ctx ends. An abandoned fn finishes on its own: go-zookeeper
+// soon as ctx ends. An abandoned fn finishes on its own: the connection
 // answers it, or fails it when the connection is lost or closed (Close
 // waits for it). Its requests may still take effect on the server.
 //
 // fn runs on that goroutine: it must not write memory its caller can see,
 // nor read memory the caller may change once runResult returns.
-func runResult[T any](c *Client, ctx context.Context, fn func(conn transport) (T, error)) (T, error) {
+func runResult[T any](c *Client, ctx context.Context, fn func(conn *wire.Conn) (T, error)) (T, error) {
 	var out T
 	err := c.Do(ctx, func(ctx context.Context) error {
 		conn, _, err := c.connUp(ctx)
@@ -161,7 +163,7 @@ var errAbandoned = errors.New("zkrecipes: request abandoned in flight")
 // fn counts in c.wg while it runs, so Close (which closes the connection,
 // and so fails every request in flight at once) waits for it; await returns
 // ErrClosed instead of starting it on a closed client. fn runs on a request
-// goroutine (see goRun); a ctx that can never end runs it on the caller's.
+// goroutine of its own; a ctx that can never end runs it on the caller's.
 func await[T any](ctx context.Context, c *Client, fn func() (T, error), orphaned func(T, error)) (T, error) {
 	if ctx.Done() == nil {
 		return fn()
@@ -186,7 +188,7 @@ func await[T any](ctx context.Context, c *Client, fn func() (T, error), orphaned
 	)
 	var state atomic.Int32
 	res := make(chan result, 1)
-	goRun(func() {
+	go func() {
 		defer c.wg.Done()
 		v, err := fn()
 		if state.CompareAndSwap(running, delivered) {
@@ -196,7 +198,7 @@ func await[T any](ctx context.Context, c *Client, fn func() (T, error), orphaned
 		if orphaned != nil {
 			orphaned(v, err)
 		}
-	})
+	}()
 	select {
 	case r := <-res:
 		return r.v, r.err

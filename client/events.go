@@ -6,7 +6,7 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// The connection-event state machine: go-zookeeper's session events turned
+// The connection-event state machine: the connection's session events turned
 // into Curator's four states, local expiry, and the channels recipes wait on.
 
 // onEvent is the connection's event callback (zxid: a notification's, or
@@ -22,8 +22,7 @@ func (c *Client) onEvent(gen uint64, ref *connRef, ev zk.Event, zxid int64) {
 	if ev.State == zk.StateHasSession {
 		<-ref.ready
 		sid = ref.conn.SessionID() // exact: set just before this event
-		// From the connect response, just before this event.
-		negotiated = ref.negotiated()
+		negotiated = ref.conn.NegotiatedTimeout()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -36,7 +35,9 @@ func (c *Client) onEvent(gen uint64, ref *connRef, ev zk.Event, zxid int64) {
 			c.negotiated = negotiated
 		}
 		c.onSessionLocked(sid)
-		c.upLocked(gen, ref, sid)
+		if c.sess != nil && c.sess.id == sid && !c.sess.ended() {
+			c.markUpLocked()
+		}
 	case zk.StateDisconnected:
 		if c.sess != nil && !c.sess.ended() && c.state != StateSuspended {
 			c.publishLocked(StateSuspended, c.sess.id)
@@ -180,6 +181,13 @@ func (c *Client) connectedSignal() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.upCh
+}
+
+// markUpLocked opens the client to requests: the session's connection is up.
+func (c *Client) markUpLocked() {
+	if !isClosedChan(c.upCh) {
+		close(c.upCh)
+	}
 }
 
 func (c *Client) markDisconnectedLocked() {

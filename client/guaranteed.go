@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -19,8 +21,8 @@ var ErrDeletePending = errors.New("zkrecipes: delete continues in the background
 // delete and retries it in the background, at once on every reconnect and
 // periodically while connected, until the node is gone, the session sess
 // ends (the server then removes sess's ephemeral nodes itself; one last try
-// is made on the next session, which covers a create that go-zookeeper
-// replayed into it) or the client closes. A nil sess means: until the node
+// is made on the next session, which covers a create that the server
+// applied only after the session had changed) or the client closes. A nil sess means: until the node
 // is gone or the client closes. The error returned then wraps
 // ErrDeletePending and the cause. An absent node is success.
 //
@@ -41,7 +43,7 @@ func (c *Client) DeleteGuaranteed(ctx context.Context, path string, sess *Sessio
 		c.countGivenUp(err)
 		return err
 	}
-	c.keepDeleting("node "+full, sess, func(conn transport) error {
+	c.keepDeleting("node "+full, sess, func(conn *wire.Conn) error {
 		if err := conn.Delete(bg, full, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
 			return err
 		}
@@ -101,7 +103,7 @@ func mayPass(err error) bool {
 
 // keepDeleting runs op in the background until it succeeds, fails for good,
 // sess ends (after one last try on the next session) or the client closes.
-func (c *Client) keepDeleting(what string, sess *Session, op func(conn transport) error) {
+func (c *Client) keepDeleting(what string, sess *Session, op func(conn *wire.Conn) error) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -118,7 +120,7 @@ func (c *Client) keepDeleting(what string, sess *Session, op func(conn transport
 	}()
 }
 
-func (c *Client) deleteLoop(what string, sess *Session, op func(conn transport) error) {
+func (c *Client) deleteLoop(what string, sess *Session, op func(conn *wire.Conn) error) {
 	var sessDone <-chan struct{}
 	if sess != nil {
 		sessDone = sess.Done()
@@ -161,7 +163,7 @@ func (c *Client) deleteLoop(what string, sess *Session, op func(conn transport) 
 
 // tryOnce runs op once on the current connection, bounded by the session
 // timeout.
-func (c *Client) tryOnce(op func(conn transport) error) error {
+func (c *Client) tryOnce(op func(conn *wire.Conn) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.sessionTimeout)
 	defer cancel()
 	conn, _, err := c.connUp(ctx)

@@ -15,15 +15,13 @@ import (
 // that earlier, so it is never seen in practice).
 var errNoHosts = errors.New("zkrecipes: no ZooKeeper servers")
 
-// hostList is the zk.HostProvider the client gives go-zookeeper. Unlike
-// go-zookeeper's DNSHostProvider it does not resolve names in Init (that is,
-// once, inside zk.Connect): it keeps the "host:port" strings, so each dial
+// hostList chooses the server of each dial of the client's connection
+// (wire.Hosts; the shape of go-zookeeper's HostProvider). It does not
+// resolve names in Init: it keeps the "host:port" strings, so each dial
 // resolves the name afresh (net.DialTimeout does, and a user's Dialer gets
 // the name). A name that does not resolve is then only a failed dial, which
-// go-zookeeper retries, instead of a zk.Connect error that leaves the
-// client without a connection for good. Servers are tried in a shuffled
-// round robin; retryStart reports a full round without a successful
-// connection, as go-zookeeper's provider does.
+// the connection retries. Servers are tried in a shuffled round robin;
+// retryStart reports a full round without a successful connection.
 type hostList struct {
 	mu      sync.Mutex
 	servers []string

@@ -5,6 +5,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/retry"
@@ -36,7 +38,7 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 			return nil, err
 		}
 	}
-	out, err := runResult(c, ctx, func(conn transport) ([]zk.MultiResponse, error) {
+	out, err := runResult(c, ctx, func(conn *wire.Conn) ([]zk.MultiResponse, error) {
 		return conn.Multi(bg, abs...)
 	})
 	for i := range out {

@@ -36,7 +36,7 @@ func (s *nodeSub) wants(full string) bool {
 //
 // It carries the notifications of every watch set through this client: GetW,
 // ExistsW, ChildrenW, GetWatch and the raw Conn alike, including those that
-// go-zookeeper set again after a reconnect. So a watcher of many nodes can set
+// the connection set again after a reconnect. So a watcher of many nodes can set
 // its watches with those calls, ignore the channels they return and read this
 // one stream, in the server's order, without a goroutine per watch. A
 // notification is sent to the client before any reply that shows the change
@@ -73,7 +73,7 @@ func (c *Client) NodeEvents(root string) (<-chan zk.Event, func(), error) {
 }
 
 // onNodeEvent hands a watch notification of the current connection to the
-// NodeEvents subscribers that want it. It runs on go-zookeeper's receive
+// NodeEvents subscribers that want it. It runs on the connection's receive
 // goroutine, before the replies that follow the notification are read.
 func (c *Client) onNodeEvent(gen uint64, ev zk.Event, zxid int64) {
 	switch ev.Type {

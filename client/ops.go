@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -60,7 +62,7 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := runResult(c, ctx, func(conn transport) (readReply, error) {
+	r, err := runResult(c, ctx, func(conn *wire.Conn) (readReply, error) {
 		data, st, err := conn.Get(bg, full)
 		return readReply{data: data, stat: st}, err
 	})
@@ -76,7 +78,7 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-cha
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := runResult(c, ctx, func(conn transport) (readReply, error) {
+	r, err := runResult(c, ctx, func(conn *wire.Conn) (readReply, error) {
 		data, st, ch, err := conn.GetW(bg, full)
 		return readReply{data: data, stat: st, watch: ch}, err
 	})
@@ -92,7 +94,7 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 		return nil, err
 	}
 	data = detach(ctx, data)
-	st, err := runResult(c, ctx, func(conn transport) (*zk.Stat, error) {
+	st, err := runResult(c, ctx, func(conn *wire.Conn) (*zk.Stat, error) {
 		return conn.Set(bg, full, data, version)
 	})
 	return st, aclErr("set", path, err)
@@ -104,7 +106,7 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *zk.Stat, error
 	if err != nil {
 		return false, nil, err
 	}
-	r, err := runResult(c, ctx, func(conn transport) (readReply, error) {
+	r, err := runResult(c, ctx, func(conn *wire.Conn) (readReply, error) {
 		ok, st, err := conn.Exists(bg, full)
 		return readReply{ok: ok, stat: st}, err
 	})
@@ -118,7 +120,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, <-ch
 	if err != nil {
 		return false, nil, nil, err
 	}
-	r, err := runResult(c, ctx, func(conn transport) (readReply, error) {
+	r, err := runResult(c, ctx, func(conn *wire.Conn) (readReply, error) {
 		ok, st, ch, err := conn.ExistsW(bg, full)
 		return readReply{ok: ok, stat: st, watch: ch}, err
 	})
@@ -131,7 +133,7 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat,
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := runResult(c, ctx, func(conn transport) (readReply, error) {
+	r, err := runResult(c, ctx, func(conn *wire.Conn) (readReply, error) {
 		kids, st, err := conn.Children(bg, full)
 		return readReply{kids: kids, stat: st}, err
 	})
@@ -145,7 +147,7 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := runResult(c, ctx, func(conn transport) (readReply, error) {
+	r, err := runResult(c, ctx, func(conn *wire.Conn) (readReply, error) {
 		kids, st, ch, err := conn.ChildrenW(bg, full)
 		return readReply{kids: kids, stat: st, watch: ch}, err
 	})
@@ -161,7 +163,7 @@ func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 	if err != nil {
 		return err
 	}
-	return aclErr("delete", path, c.run(ctx, func(conn transport) error { return conn.Delete(bg, full, version) }))
+	return aclErr("delete", path, c.run(ctx, func(conn *wire.Conn) error { return conn.Delete(bg, full, version) }))
 }
 
 // DeleteIfExists deletes a node, treating "already gone" as success.
@@ -195,7 +197,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, flags int
 // path full, given as path, and of a TTL node when ttl > 0.
 func (c *Client) create(ctx context.Context, path, full string, data []byte, flags int32, ttl time.Duration, parents bool) (string, error) {
 	data = detach(ctx, data)
-	out, err := runResult(c, ctx, func(conn transport) (string, error) {
+	out, err := runResult(c, ctx, func(conn *wire.Conn) (string, error) {
 		if parents {
 			return c.createWithParents(conn, full, data, flags, ttl)
 		}

@@ -2,7 +2,6 @@ package client
 
 import (
 	"crypto/tls"
-	"fmt"
 	"log/slog"
 	"net"
 	"time"
@@ -166,7 +165,7 @@ func WithTLS(cfg *tls.Config) Option {
 }
 
 // WithLogger sets the logger (default slog.Default()). State transitions are
-// logged at Info, go-zookeeper's own messages at Debug.
+// logged at Info, the connection's own dial and handshake failures at Debug.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) {
 		if l == nil {
@@ -186,11 +185,4 @@ func (c *config) createACL() []zk.ACL {
 	default:
 		return zk.WorldACL(zk.PermAll)
 	}
-}
-
-// zkLogger routes go-zookeeper's Printf logging to slog at Debug.
-type zkLogger struct{ l *slog.Logger }
-
-func (z zkLogger) Printf(format string, args ...any) {
-	z.l.Debug("go-zookeeper", "msg", fmt.Sprintf(format, args...))
 }

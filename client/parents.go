@@ -4,6 +4,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -18,7 +20,7 @@ var errParentsVanish = errors.New("zkrecipes: parent nodes keep disappearing")
 // createWithParents creates full (a TTL node when ttl > 0), making missing
 // ancestors as containers whenever the server answers NoNode. Paths are
 // absolute (namespaced).
-func (c *Client) createWithParents(conn transport, full string, data []byte, flags int32, ttl time.Duration) (string, error) {
+func (c *Client) createWithParents(conn *wire.Conn, full string, data []byte, flags int32, ttl time.Duration) (string, error) {
 	for round := 0; round < maxParentRounds; round++ {
 		out, err := c.createNode(conn, full, data, flags, ttl)
 		if !errors.Is(err, zk.ErrNoNode) {
@@ -33,7 +35,7 @@ func (c *Client) createWithParents(conn transport, full string, data []byte, fla
 
 // createNode creates the absolute path full with the client's ACL for it,
 // a TTL node when ttl > 0.
-func (c *Client) createNode(conn transport, full string, data []byte, flags int32, ttl time.Duration) (string, error) {
+func (c *Client) createNode(conn *wire.Conn, full string, data []byte, flags int32, ttl time.Duration) (string, error) {
 	if ttl > 0 {
 		return conn.CreateTTL(bg, full, data, flags, c.aclFor(full), ttl)
 	}
@@ -41,7 +43,7 @@ func (c *Client) createNode(conn transport, full string, data []byte, flags int3
 }
 
 // ensureContainers makes p and its missing ancestors as container nodes.
-func (c *Client) ensureContainers(conn transport, p string) error {
+func (c *Client) ensureContainers(conn *wire.Conn, p string) error {
 	if p == "/" {
 		return nil
 	}

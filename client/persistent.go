@@ -99,7 +99,7 @@ func (c *Client) setPersistent(ctx context.Context, k persistKey) error {
 	if k.recursive {
 		mode = wire.AddWatchPersistentRecursive
 	}
-	err := c.run(ctx, func(conn transport) error { return conn.AddWatch(bg, k.full, mode) })
+	err := c.run(ctx, func(conn *wire.Conn) error { return conn.AddWatch(bg, k.full, mode) })
 	if errors.Is(err, wire.ErrUnimplemented) {
 		return ErrWatchUnsupported
 	}
@@ -125,7 +125,7 @@ func (w *PersistentWatch) Remove(ctx context.Context) error {
 		return nil
 	}
 	c := w.c
-	return c.run(ctx, func(conn transport) error { return conn.RemovePersistentWatch(bg, w.full) })
+	return c.run(ctx, func(conn *wire.Conn) error { return conn.RemovePersistentWatch(bg, w.full) })
 }
 
 // forget drops w from the client and stops its events; last reports whether

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+
 	"github.com/go-zookeeper/zk"
 	"github.com/google/uuid"
 )
@@ -162,7 +164,7 @@ type stepResult struct {
 
 // createStep looks for the node an earlier attempt may have made (when
 // s.search) and otherwise creates it, on conn.
-func (c *Client) createStep(conn transport, s protectedStep) (stepResult, error) {
+func (c *Client) createStep(conn *wire.Conn, s protectedStep) (stepResult, error) {
 	if s.search {
 		found, err := c.findProtected(conn, s.parent, s.tag)
 		if err != nil {
@@ -205,7 +207,7 @@ func (c *Client) createStep(conn transport, s protectedStep) (stepResult, error)
 // own, since the caller's context is already over), else as a guaranteed
 // delete in the background (see DeleteGuaranteed).
 func (c *Client) removeProtected(parent, tag string) {
-	op := func(conn transport) error {
+	op := func(conn *wire.Conn) error {
 		found, err := c.findProtected(conn, parent, tag)
 		if err != nil || found == nil {
 			return err
@@ -236,7 +238,7 @@ type foundNode struct {
 }
 
 // findProtected looks in parent for a child whose name starts with tag.
-func (c *Client) findProtected(conn transport, parent, tag string) (*foundNode, error) {
+func (c *Client) findProtected(conn *wire.Conn, parent, tag string) (*foundNode, error) {
 	kids, _, err := conn.Children(bg, parent)
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, nil

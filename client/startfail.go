@@ -109,7 +109,7 @@ func cutShort(err error) bool {
 }
 
 // firstReadConn tells its client when the connection fails before the
-// server sent a byte. Only go-zookeeper's connect, then its receive loop,
+// server sent a byte. Only the connection's handshake, then its reader,
 // read a connection, one after the other: no lock is needed.
 type firstReadConn struct {
 	net.Conn

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+
 	"github.com/go-zookeeper/zk"
 )
 
@@ -131,7 +133,7 @@ func (w *Watch) Stop() {
 // connection, in one up period of it (the client's upCh; go-zookeeper keeps
 // its Conn across reconnects and even across sessions).
 type watchKey struct {
-	conn transport
+	conn *wire.Conn
 	up   <-chan struct{}
 	path string
 }
@@ -160,7 +162,7 @@ type watchSet struct {
 // caller that joins reads without setting a watch: the shared one was set
 // before its read, so any change after the read still fires it (a change
 // between the two gives an event the read already saw, which is harmless).
-func (s *watchSet) getWatch(conn transport, up <-chan struct{}, full string) ([]byte, *zk.Stat, *Watch, error) {
+func (s *watchSet) getWatch(conn *wire.Conn, up <-chan struct{}, full string) ([]byte, *zk.Stat, *Watch, error) {
 	key := watchKey{conn, up, full}
 	s.mu.Lock()
 	if s.m == nil {

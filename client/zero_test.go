@@ -59,6 +59,13 @@ func TestZeroClient(t *testing.T) {
 			return typed("Do", err)
 		},
 		"Get": func() error { _, _, err := c.Get(ctx, "/x"); return typed("Get", err) },
+		"AddWatch": func() error {
+			w, err := c.AddWatch(ctx, "/x", true)
+			if w != nil {
+				return fmt.Errorf("zero Client.AddWatch: a watch")
+			}
+			return typed("AddWatch", err)
+		},
 		"GetW": func() error {
 			_, _, ch, err := c.GetW(ctx, "/x")
 			if ch != nil {

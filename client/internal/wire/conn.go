@@ -37,7 +37,9 @@ type Hosts interface {
 
 // Config is a Conn's settings.
 type Config struct {
-	Hosts          Hosts
+	// Hosts chooses the server of each dial.
+	Hosts Hosts
+	// SessionTimeout is the timeout asked for in each connect request.
 	SessionTimeout time.Duration
 	// Dial opens a connection to address (TLS included, if any).
 	Dial func(network, address string, timeout time.Duration) (net.Conn, error)

@@ -13,10 +13,15 @@ import (
 
 // CreateTTLOp creates a TTL node inside a Multi (flags as for CreateTTL).
 type CreateTTLOp struct {
-	Path  string
-	Data  []byte
-	ACL   []zk.ACL
+	// Path is the node's absolute path.
+	Path string
+	// Data is the node's data.
+	Data []byte
+	// ACL is the node's ACL.
+	ACL []zk.ACL
+	// Flags is zk.FlagTTL or zk.FlagPersistentSequentialWithTTL.
 	Flags int32
+	// TTLms is the TTL in milliseconds.
 	TTLms int64
 }
 

@@ -436,8 +436,10 @@ func (c *Conn) GetAllChildrenNumber(ctx context.Context, path string) (int, erro
 
 // ClientInfo is one identity the server knows the session by (WhoAmI).
 type ClientInfo struct {
+	// AuthScheme is the scheme ("ip", "digest", "x509", ...).
 	AuthScheme string
-	User       string
+	// User is the identity in that scheme.
+	User string
 }
 
 // WhoAmI returns the identities the server has authenticated the session

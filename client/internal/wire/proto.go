@@ -100,6 +100,7 @@ var codeErrors = map[int32]error{
 // CodeError is a server error code go-zookeeper has no value for.
 type CodeError int32
 
+// Error says the code.
 func (e CodeError) Error() string { return fmt.Sprintf("zk: server error code %d", int32(e)) }
 
 // codeError turns a reply's error code into an error (nil for 0).
