@@ -10,7 +10,6 @@
 package wire
 
 import (
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -152,15 +151,23 @@ func (c *Conn) Close() {
 		<-c.done
 		return
 	}
+	c.closing = true // no request but the closeSession below, and no redial
 	l := c.link
-	c.mu.Unlock()
+	var r *request
 	if l != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, _ = c.request(ctx, opCloseSession, nil, nil)
-		cancel()
+		r = newRequest(opCloseSession, nil)
+		l.queueLocked(requestFrame(opCloseSession, nil), r)
+	}
+	c.mu.Unlock()
+	if r != nil {
+		t := time.NewTimer(time.Second)
+		select {
+		case <-r.done:
+		case <-t.C:
+		}
+		t.Stop()
 	}
 	c.mu.Lock()
-	c.closing = true
 	l = c.link
 	c.mu.Unlock()
 	close(c.quit)
@@ -181,7 +188,11 @@ func (c *Conn) loop() {
 		c.failWatches(zk.ErrClosing)
 	}()
 	for {
-		if c.closed() {
+		c.mu.Lock()
+		closing := c.closing
+		c.mu.Unlock()
+		if closing {
+			<-c.quit // Close is ending the session: no redial
 			return
 		}
 		addr, retryStart := c.cfg.Hosts.Next()

@@ -39,6 +39,8 @@ type link struct {
 	pings     []time.Time
 	lastSent  time.Time
 	lastAcked time.Time
+	watchdog  *time.Timer
+	stopped   bool // the watchdog is stopped for good
 }
 
 // request is one request and, once done closes, its outcome.
@@ -137,9 +139,14 @@ func (l *link) run() {
 		defer wg.Done()
 		l.write()
 	}()
-	watchdog := time.AfterFunc(l.limit, l.check)
+	l.c.mu.Lock()
+	l.watchdog = time.AfterFunc(l.limit, l.check)
+	l.c.mu.Unlock()
 	wg.Wait()
-	watchdog.Stop()
+	l.c.mu.Lock()
+	l.stopped = true
+	l.watchdog.Stop()
+	l.c.mu.Unlock()
 }
 
 // check is the watchdog: it re-arms while replies keep acknowledging
@@ -149,16 +156,16 @@ func (l *link) check() {
 	l.c.mu.Lock()
 	wait := time.Until(l.lastAcked.Add(l.limit))
 	since := time.Since(l.lastAcked)
-	l.c.mu.Unlock()
-	select {
-	case <-l.broken:
+	if l.stopped {
+		l.c.mu.Unlock()
 		return
-	default:
 	}
 	if wait > 0 {
-		time.AfterFunc(wait, l.check)
+		l.watchdog.Reset(wait)
+		l.c.mu.Unlock()
 		return
 	}
+	l.c.mu.Unlock()
 	l.c.cfg.Logger.Warn("no reply to anything sent for 2/3 of the session timeout: dropping the connection before the server can expire the session",
 		"since_last_acknowledged_send", since, "session_timeout", l.timeout)
 	l.breakWith(fmt.Errorf("zkrecipes: no reply for %v", since))

@@ -17,12 +17,7 @@ import (
 // request queues one request (op, its body written by body) and waits.
 func (c *Conn) request(ctx context.Context, op int32, body func(*encoder), decode func(code int32, d *decoder) error) (int64, error) {
 	r := newRequest(op, decode)
-	e := encoder{b: make([]byte, 12, 64)}
-	putOp(e.b, op)
-	if body != nil {
-		body(&e)
-	}
-	putLength(e.b)
+	frame := requestFrame(op, body)
 	c.mu.Lock()
 	switch {
 	case c.closing:
@@ -32,7 +27,7 @@ func (c *Conn) request(ctx context.Context, op int32, body func(*encoder), decod
 		c.mu.Unlock()
 		return 0, ErrConnectionClosed
 	}
-	c.link.queueLocked(e.b, r)
+	c.link.queueLocked(frame, r)
 	c.mu.Unlock()
 	select {
 	case <-r.done:
@@ -40,6 +35,18 @@ func (c *Conn) request(ctx context.Context, op int32, body func(*encoder), decod
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
+}
+
+// requestFrame encodes a request: length, header (its xid is set when
+// queued) and the body body writes (none when nil).
+func requestFrame(op int32, body func(*encoder)) []byte {
+	e := encoder{b: make([]byte, 12, 64)}
+	putOp(e.b, op)
+	if body != nil {
+		body(&e)
+	}
+	putLength(e.b)
+	return e.b
 }
 
 // statReply decodes a reply that is a Stat.
