@@ -65,13 +65,19 @@ func multiHeader(e *encoder, code int32) {
 	e.int32(-1)
 }
 
-// decodeMulti reads a multi reply's results, one for each op; an op that
-// failed (or was rolled back) has its Error set.
-func decodeMulti(d *decoder) []zk.MultiResponse {
-	var out []zk.MultiResponse
+// decodeMulti reads a multi reply's results, one for each of the ops sent;
+// an op that failed (or was rolled back) has its Error set. More results
+// than ops is a malformed reply: the slice is allocated once, bounded by
+// ops and by what the frame can hold (a result takes 9 bytes at least).
+func decodeMulti(d *decoder, ops int) []zk.MultiResponse {
+	out := make([]zk.MultiResponse, 0, max(0, min(ops, d.left()/9)))
 	for d.err == nil {
 		typ, done, _ := d.int32(), d.bool(), d.int32()
-		if done {
+		if done || d.err != nil {
+			break
+		}
+		if len(out) == ops {
+			d.fail("more results than the %d ops sent", ops)
 			break
 		}
 		var r zk.MultiResponse

@@ -264,7 +264,7 @@ func (c *Conn) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error
 	_, err := c.request(ctx, opMulti, func(e *encoder) { encErr = encodeMulti(e, ops) },
 		func(code int32, d *decoder) error {
 			if d.left() > 0 {
-				out = decodeMulti(d)
+				out = decodeMulti(d, len(ops))
 			}
 			if code != 0 {
 				return codeError(code)
