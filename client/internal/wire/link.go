@@ -75,7 +75,7 @@ func newLink(c *Conn, nc net.Conn, timeout time.Duration) *link {
 		nc:       nc,
 		timeout:  timeout,
 		limit:    limit,
-		pingIdle: limit / 3,
+		pingIdle: limit / 2, // T/3 for the default 2/3, as the Java client's readTimeout/2
 		wake:     make(chan struct{}, 1),
 		broken:   make(chan struct{}),
 	}
@@ -174,7 +174,7 @@ func (l *link) check() {
 // write sends what is queued, all of it in one write, and a ping after
 // pingIdle with nothing sent.
 func (l *link) write() {
-	tick := time.NewTicker(max(l.pingIdle/2, time.Millisecond))
+	tick := time.NewTimer(l.pingIdle)
 	defer tick.Stop()
 	ping := make([]byte, 12)
 	putLength(ping)
@@ -194,8 +194,14 @@ func (l *link) write() {
 		batch := l.queue
 		l.queue = nil
 		now := time.Now()
-		if pinging && (len(batch) > 0 || now.Sub(l.lastSent) < l.pingIdle) {
-			pinging = false
+		if pinging {
+			// Due pingIdle after the last send: re-arm for then.
+			if idle := now.Sub(l.lastSent); len(batch) > 0 || idle < l.pingIdle {
+				pinging = false
+				tick.Reset(l.pingIdle - idle)
+			} else {
+				tick.Reset(l.pingIdle)
+			}
 		}
 		bufs = bufs[:0]
 		for _, r := range batch {
