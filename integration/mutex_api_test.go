@@ -160,8 +160,9 @@ func TestMutexReentrancy(t *testing.T) {
 }
 
 // TestMutexLostOnClose checks that Lost closes when the holder's client
-// closes, that the node goes with the session, and that the handle then
-// unlocks without hanging.
+// closes, that the node goes with the session, that the lost holding is
+// neither held (IsHeld) nor reentered, and that the handle then unlocks
+// without hanging, reporting the loss (ErrLost) and the closed client.
 func TestMutexLostOnClose(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
@@ -184,9 +185,12 @@ func TestMutexLostOnClose(t *testing.T) {
 	eventually(t, 10*time.Second, "the node goes with the closed session", func() bool {
 		return !exists(t, obs, node)
 	})
+	require.False(t, m.IsHeld(), "IsHeld on a lost holding")
 	require.ErrorIs(t, m.Lock(hctx), mutex.ErrLost, "reentrant Lock on a lost holding")
 	require.ErrorIs(t, context.Cause(hctx), mutex.ErrLost)
-	require.ErrorIs(t, m.Unlock(ctx), client.ErrClosed)
+	err := m.Unlock(ctx)
+	require.ErrorIs(t, err, mutex.ErrLost, "Unlock of a lost holding")
+	require.ErrorIs(t, err, client.ErrClosed)
 	require.False(t, m.IsHeld())
 	require.ErrorIs(t, m.Lock(ctx), client.ErrClosed, "Lock on a closed client")
 	require.False(t, m.IsHeld())

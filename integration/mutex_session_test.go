@@ -37,8 +37,10 @@ func mxWatchLost(lost <-chan struct{}, c *client.Client) *mxLostWatch {
 // TestMutexHolderSessionExpires cuts the holder's link for longer than its
 // session timeout. By default Lost closes at the suspension, while the
 // session still lives; the waiter acquires only once the server expired the
-// holder's session, after Lost closed. The old handle then refuses a
-// reentrant Lock (ErrLost) and unlocks cleanly once the link is back.
+// holder's session, after Lost closed. The old handle then no longer
+// reports holding (IsHeld) and refuses a reentrant Lock (ErrLost); once the
+// link is back, its Unlock releases the handle but reports the loss
+// (ErrLost).
 func TestMutexHolderSessionExpires(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
@@ -64,14 +66,16 @@ func TestMutexHolderSessionExpires(t *testing.T) {
 	require.True(t, lw.at.Before(r.at), "the old holder's Lost closed %v after the waiter acquired", lw.at.Sub(r.at))
 	require.NoError(t, lw.sessErr, "Lost should close at the suspension, before the session is lost")
 
-	require.True(t, holder.IsHeld(), "a lost holding stays until unlocked")
+	require.False(t, holder.IsHeld(), "IsHeld on a lost holding")
+	require.NotEmpty(t, holder.Node(), "a lost holding stays until unlocked")
 	require.ErrorIs(t, holder.Lock(hctx), mutex.ErrLost)
 	require.Eventually(t, func() bool {
 		return errors.Is(hc.Session().Err(), client.ErrSessionLost)
 	}, 10*time.Second, pollEvery, "the holder's client gives its session up")
 	link.Restore()
-	require.NoError(t, holder.Unlock(ctx))
+	require.ErrorIs(t, holder.Unlock(ctx), mutex.ErrLost, "Unlock of a lost holding")
 	require.False(t, holder.IsHeld())
+	require.Empty(t, holder.Node())
 	require.Equal(t, []string{mxBase(waiter.Node())}, children(t, hc, mxLockPath))
 	require.NoError(t, waiter.Unlock(ctx))
 }
@@ -106,8 +110,10 @@ func TestMutexHolderSessionExpiresLostOnSessionLossOnly(t *testing.T) {
 	require.ErrorIs(t, lw.sessErr, client.ErrSessionLost, "Lost closed before the session was lost")
 	require.NoError(t, await(t, res, 20*time.Second, "waiter").err)
 
+	require.False(t, holder.IsHeld(), "IsHeld on a lost holding")
+
 	link.Restore()
-	require.NoError(t, holder.Unlock(ctx))
+	require.ErrorIs(t, holder.Unlock(ctx), mutex.ErrLost, "Unlock of a lost holding")
 	require.NoError(t, waiter.Unlock(ctx))
 }
 

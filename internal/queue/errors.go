@@ -3,6 +3,8 @@ package queue
 import (
 	"errors"
 	"fmt"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
 // The errors every lock recipe returns; recipes re-export them under the
@@ -15,7 +17,8 @@ var (
 	// does not hold.
 	ErrNotHeld = errors.New("zkrecipes: lock is not held by this handle")
 	// ErrLost is returned by calls on a holding that may be gone (its Lost
-	// channel is closed): Unlock it, then lock again.
+	// channel is closed, or Held.Live found it gone): Unlock it, then lock
+	// again. That Unlock returns it too, having released all the same.
 	ErrLost = errors.New("zkrecipes: lock holding was lost")
 	// ErrNodeDeleted means a contender's own node was deleted under it (by an
 	// operator, or with its session). A waiter re-queues after it; it reaches
@@ -62,5 +65,6 @@ func (e *LockedError) Error() string {
 	return fmt.Sprintf("%v: by %s", ErrLocked, who)
 }
 
-// Unwrap lets errors.Is(err, ErrLocked) match.
-func (e *LockedError) Unwrap() error { return ErrLocked }
+// Unwrap lets errors.Is match ErrLocked, and client.ErrBusy: the client's
+// hooks report a TryLock that found the lock held as busy, not failed.
+func (e *LockedError) Unwrap() []error { return []error{ErrLocked, client.ErrBusy} }

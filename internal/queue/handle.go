@@ -93,7 +93,10 @@ func (h *Handle) lock(ctx context.Context, wait bool) error {
 	l.mu.Lock()
 	if held := h.carriedLocked(ctx); held != nil { // reentry
 		defer l.mu.Unlock()
-		if IsClosed(held.Lost()) {
+		// Live, not Lost alone: Lost closes on the monitor's goroutine,
+		// a moment after the session ended or the connection went; a
+		// reentry in between must not succeed.
+		if !held.Live() {
 			return ErrLost
 		}
 		h.count++
@@ -177,7 +180,7 @@ func (h *Handle) admitLocked(ctx context.Context, wait bool, free func() bool, e
 // once. This is Curator's "read lock while holding the write lock", and the
 // first half of a downgrade. The writer owns the gate, so no admission.
 func (h *Handle) lockUnderWrite(ctx context.Context, w *Held) error {
-	if IsClosed(w.Lost()) {
+	if !w.Live() {
 		return ErrLost
 	}
 	req := h.request(true)
@@ -195,7 +198,7 @@ func (h *Handle) lockUnderWrite(ctx context.Context, w *Held) error {
 	// The read node sorts at W's place and holds at once (Always), which is
 	// only safe while W itself still holds: once W is released or lost, a
 	// writer queued behind it may hold, and the read must not join it.
-	still := func() bool { return h.peer.held == w && !IsClosed(w.Lost()) }
+	still := func() bool { return h.peer.held == w && w.Live() }
 	return h.joinLocked(ctx, true, req, still)
 }
 
@@ -209,7 +212,7 @@ func (h *Handle) joinLocked(ctx context.Context, wait bool, req Request, still f
 	for {
 		if h.held != nil {
 			defer l.mu.Unlock()
-			if IsClosed(h.held.Lost()) {
+			if !h.held.Live() {
 				l.leaveSharedLocked(1)
 				return ErrLost
 			}
@@ -273,7 +276,10 @@ func (h *Handle) localLockedErrorLocked() error {
 }
 
 // Unlock undoes one level of the holding, from any goroutine; the last one
-// releases the node (see Held.Release).
+// releases the node (see Held.Release). On a holding that was lost (see
+// Held.Live) it does all the same, and then returns an error wrapping
+// ErrLost (and the release's error, if any): the critical section it ends
+// may have overlapped another holder's.
 func (h *Handle) Unlock(ctx context.Context) error {
 	if h == nil || h.q == nil {
 		return errZero
@@ -285,12 +291,16 @@ func (h *Handle) Unlock(ctx context.Context) error {
 		l.mu.Unlock()
 		return ErrNotHeld
 	}
+	lost := !held.Live()
 	h.count--
 	if h.shared {
 		l.leaveSharedLocked(1)
 	}
 	if h.count > 0 {
 		l.mu.Unlock()
+		if lost {
+			return ErrLost
+		}
 		return nil
 	}
 	h.held = nil
@@ -301,7 +311,14 @@ func (h *Handle) Unlock(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return held.Release(ctx)
+	err := held.Release(ctx)
+	if lost {
+		if err != nil {
+			return fmt.Errorf("%w (released: %w)", ErrLost, err)
+		}
+		return ErrLost
+	}
+	return err
 }
 
 // Downgrade turns the write holding of this exclusive side (held once, not
@@ -322,7 +339,7 @@ func (h *Handle) Downgrade(ctx context.Context) error {
 	case held == nil:
 		l.mu.Unlock()
 		return ErrNotHeld
-	case IsClosed(held.Lost()):
+	case !held.Live():
 		l.mu.Unlock()
 		return ErrLost
 	case n != 1:
@@ -370,6 +387,7 @@ func (h *Handle) Context(parent context.Context) (context.Context, context.Cance
 		cancel(ErrNotHeld)
 		return ctx, func() {}
 	}
+	held.Live() // closes Lost now if the holding is gone already
 	go func() {
 		select {
 		case <-held.Lost():
@@ -390,14 +408,20 @@ func (h *Handle) current() *Held {
 	return h.held
 }
 
-// IsHeld reports whether the handle holds (even if that holding was lost
-// and not yet unlocked; see Lost).
-func (h *Handle) IsHeld() bool { return h.current() != nil }
+// IsHeld reports whether the handle holds a holding that is not lost: it is
+// false once Lost is closed (see Held.Live), even while the lost holding
+// still waits for its Unlock (which then returns ErrLost).
+func (h *Handle) IsHeld() bool {
+	held := h.current()
+	return held != nil && held.Live()
+}
 
 // Lost is the current holding's Lost channel, or a closed channel when the
 // handle does not hold: ownership that does not exist cannot be guaranteed.
+// A holding found gone (see Held.Live) has its channel closed at once.
 func (h *Handle) Lost() <-chan struct{} {
 	if held := h.current(); held != nil {
+		held.Live()
 		return held.Lost()
 	}
 	return closedChan
@@ -416,7 +440,7 @@ func (h *Handle) Token(ctx context.Context) (int64, error) {
 	switch {
 	case held == nil:
 		return 0, ErrNotHeld
-	case IsClosed(held.Lost()):
+	case !held.Live():
 		return 0, ErrLost
 	}
 	if ctx == nil {

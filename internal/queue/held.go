@@ -31,7 +31,8 @@ type Held struct {
 
 	lost     chan struct{}
 	lostOnce sync.Once
-	cause    error // ErrLost or ErrNotHeld (released); set before lost closes
+	cause    error           // ErrLost or ErrNotHeld (released); set before lost closes
+	disc     <-chan struct{} // the connection's Disconnected the monitor watches (nil: not watched)
 
 	afterMu   sync.Mutex
 	after     []*func() // AfterLost's functions not yet run or stopped
@@ -77,6 +78,7 @@ func newHeld(c *client.Client, node client.ProtectedNode, token int64, disc <-ch
 		known:    make(chan struct{}),
 		want:     make(chan struct{}),
 		lost:     make(chan struct{}),
+		disc:     disc,
 		released: make(chan struct{}),
 		done:     make(chan struct{}),
 	}
@@ -85,7 +87,7 @@ func newHeld(c *client.Client, node client.ProtectedNode, token int64, disc <-ch
 	if token != 0 {
 		close(h.known)
 	}
-	go h.monitor(ctx, disc, onRevoke)
+	go h.monitor(ctx, onRevoke)
 	return h
 }
 
@@ -155,8 +157,12 @@ func (h *Held) Cause() error {
 	}
 }
 
-func (h *Held) markLost(cause error) {
+// markLost closes Lost with cause, unless it is closed already; it reports
+// whether this call closed it.
+func (h *Held) markLost(cause error) bool {
+	closed := false
 	h.lostOnce.Do(func() {
+		closed = true
 		h.cause = cause
 		close(h.lost)
 		h.afterMu.Lock()
@@ -167,6 +173,39 @@ func (h *Held) markLost(cause error) {
 			(*f)()
 		}
 	})
+	return closed
+}
+
+// lose closes Lost with ErrLost (and logs why), unless it is closed already.
+func (h *Held) lose(why string) {
+	if h.markLost(ErrLost) {
+		h.c.Logger().Info("holding lost", "node", h.node.Path, "why", why)
+	}
+}
+
+// Live reports whether the holding still holds: it was not released, Lost
+// is open, the node's session has not ended (the client's Close ends it),
+// and, unless Lost waits for session loss only, the connection has not
+// been suspended since the grant.
+//
+// The monitor closes Lost on its own goroutine, some time after the session
+// ended or the suspension began: a caller that asked Lost alone could, in
+// between, act on a holding already gone (a reentrant Lock succeeding after
+// the client's Close returned). Live does not wait for the monitor: if
+// either has happened, it closes Lost itself (cause ErrLost; AfterLost's
+// functions run on its caller's goroutine) and reports false.
+func (h *Held) Live() bool {
+	switch {
+	case IsClosed(h.lost), IsClosed(h.released):
+		return false
+	case IsClosed(h.node.Session.Done()):
+		h.lose("session ended")
+		return false
+	case h.disc != nil && IsClosed(h.disc):
+		h.lose("connection suspended")
+		return false
+	}
+	return true
 }
 
 // AfterLost arranges for f to be called once Lost closes, on the goroutine
@@ -198,23 +237,24 @@ func (h *Held) AfterLost(f func()) (stop func() bool) {
 }
 
 // monitor watches the held node (deleted, or revoked through its data), the
-// session and, unless disc is nil, the connection, and closes Lost. Re-reads
+// session and, unless h.disc is nil, the connection, and closes Lost. Re-reads
 // of the node run beside the loop, so a suspension is noticed at once even
 // while a read is being retried.
-func (h *Held) monitor(ctx context.Context, disc <-chan struct{}, onRevoke func()) {
+func (h *Held) monitor(ctx context.Context, onRevoke func()) {
 	defer close(h.done)
 	why := ""
 	defer func() {
-		lost := why != ""
-		if lost {
-			h.markLost(ErrLost)
-			h.c.Logger().Info("holding lost", "node", h.node.Path, "why", why)
+		if why != "" {
+			h.lose(why)
 		} else {
 			h.markLost(ErrNotHeld)
 		}
+		// Live may have closed Lost first (ErrLost), and a release may
+		// then have ended the loop before it saw why: Cause says.
+		lost := h.cause == ErrLost
 		h.c.Hooks().Release(h.rep.recipe, h.rep.dir, time.Since(h.since), lost) // once Lost is closed
 	}()
-	sess := h.node.Session
+	sess, disc := h.node.Session, h.disc
 	var own <-chan zk.Event
 	var reading <-chan readResult
 	t := time.NewTimer(readDelay)

@@ -43,6 +43,13 @@
 // Unlock, and when the client closes. Context gives a context cancelled at
 // the same moment, for work that takes one.
 //
+// A lost holding is over: IsHeld reports false, a reentrant Lock and Token
+// fail with ErrLost (already once the session has ended or the connection
+// was suspended, before Lost's own goroutine has closed it), and the
+// handle's Unlock, still needed to free the handle, deletes the node and
+// returns an error wrapping ErrLost, so that the caller learns its critical
+// section may have overlapped another holder's.
+//
 // # Fencing
 //
 // Token(ctx) is the lock node's creation zxid, read before the grant: tokens

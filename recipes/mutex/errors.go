@@ -14,7 +14,9 @@ var (
 	// that does not hold.
 	ErrNotHeld = queue.ErrNotHeld
 	// ErrLost is returned by a reentrant Lock or by Token once the holding
-	// may be gone: Unlock, then Lock again.
+	// may be gone: Unlock, then Lock again. That Unlock returns it too
+	// (having released the handle and deleted the node all the same): the
+	// critical section may have overlapped another holder's.
 	ErrLost = queue.ErrLost
 	// ErrNodeDeleted is the cause a Lock reports when its node kept being
 	// deleted under it until the retry policy gave up.

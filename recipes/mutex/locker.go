@@ -31,8 +31,8 @@ var _ Locker = (*Mutex)(nil)
 //     passes every error to onError (nil: errors are dropped). It never
 //     returns without holding: on a closed client it blocks forever, as a
 //     deadlocked sync.Mutex would, rather than let two holders in.
-//   - Unlock passes its error (ErrNotHeld, or a delete left to the
-//     background) to onError.
+//   - Unlock passes its error (ErrNotHeld, ErrLost for a holding that was
+//     lost, or a delete left to the background) to onError.
 //   - Nothing tells a sync.Locker user that the lock was lost: use l.Lost()
 //     or l's Context alongside, or use the Locker itself.
 func NewSyncLocker(l Locker, onError func(error)) sync.Locker {

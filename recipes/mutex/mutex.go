@@ -53,8 +53,10 @@ func New(c *client.Client, path string, opts ...Option) (*Mutex, error) {
 
 // Lock waits until this handle holds the lock, or ctx ends. While another
 // goroutine holds the handle, it waits for that goroutine's Unlock first. If
-// ctx comes from this handle's Context, it reenters at once (ErrLost if that
-// holding was lost).
+// ctx comes from this handle's Context, it reenters at once, or fails with
+// ErrLost if that holding was lost: once Lost is closed, and already once
+// the holding's session has ended (the client's Close ends it) or, by
+// default, its connection was suspended, even if Lost has not closed yet.
 func (m *Mutex) Lock(ctx context.Context) error { return m.h.Lock(ctx) }
 
 // TryLock takes the lock if it is free, else fails at once with a
@@ -67,14 +69,27 @@ func (m *Mutex) TryLock(ctx context.Context) error { return m.h.TryLock(ctx) }
 // within ctx, the handle is released all the same, the client keeps
 // deleting the node in the background while its session lives, and the
 // error wraps client.ErrDeletePending.
+//
+// Unlock of a holding that was lost (see Lost) does all the same (the
+// level is undone; the last one releases the handle and deletes the node
+// with a guaranteed delete, which matters when only the connection was
+// suspended and the session, hence the node, lives on), but returns an
+// error wrapping ErrLost, and the delete's error if it had one (ErrClosed,
+// ErrDeletePending): the critical section it ends may have overlapped
+// another holder's.
 func (m *Mutex) Unlock(ctx context.Context) error { return m.h.Unlock(ctx) }
 
-// IsHeld reports whether this handle holds the lock (even if it was lost
-// and not yet unlocked; see Lost).
+// IsHeld reports whether this handle holds the lock and that holding is not
+// lost: it is false once Lost is closed (and as soon as the holding's
+// session ended or, by default, its connection was suspended). A lost
+// holding still needs its Unlock (which returns ErrLost) before this handle
+// can lock again.
 func (m *Mutex) IsHeld() bool { return m.h.IsHeld() }
 
 // Lost returns a channel closed when this handle's ownership can no longer
-// be guaranteed. On a handle that does not hold, it is already closed.
+// be guaranteed. On a handle that does not hold, it is already closed. Once
+// it is closed, IsHeld is false, a reentrant Lock and Token fail with
+// ErrLost, and Unlock, which the handle still needs, returns ErrLost.
 func (m *Mutex) Lost() <-chan struct{} { return m.h.Lost() }
 
 // Token returns the fencing token of the current holding: the lock node's
@@ -101,7 +116,8 @@ func (m *Mutex) Context(ctx context.Context) (context.Context, context.CancelFun
 // ErrNotHeld when the handle does not hold.
 func (m *Mutex) OwnerCheck() (*zk.CheckVersionRequest, error) { return m.h.OwnerCheck() }
 
-// Node returns the path of the held lock node, or "" when not held.
+// Node returns the path of the held lock node, or "" when not held. A lost
+// holding keeps its node's path here until its Unlock.
 func (m *Mutex) Node() string { return m.h.Node() }
 
 // Path returns the lock's path.
