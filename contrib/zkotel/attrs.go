@@ -1,10 +1,9 @@
 package zkotel
 
 import (
-	"context"
-	"errors"
-
 	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
 // The attributes of the metrics and spans.
@@ -19,11 +18,13 @@ const (
 
 var ownKeys = []attribute.Key{AttrRecipe, AttrPath, AttrOutcome, AttrEnded, AttrState, AttrCacheType}
 
-// The values of AttrOutcome.
+// The values of AttrOutcome: the client's, by the rule of
+// client.AcquireOutcome.Label.
 const (
-	OutcomeAcquired  = "acquired"  // the holding was granted
-	OutcomeCancelled = "cancelled" // the caller's context ended first
-	OutcomeFailed    = "failed"    // the wait failed otherwise
+	OutcomeAcquired  = client.OutcomeAcquired  // the holding was granted
+	OutcomeBusy      = client.OutcomeBusy      // a try found it taken (TryLock of a held lock, no lease free)
+	OutcomeCancelled = client.OutcomeCancelled // the caller's context ended first
+	OutcomeFailed    = client.OutcomeFailed    // the wait failed otherwise
 )
 
 // The values of AttrEnded.
@@ -31,16 +32,3 @@ const (
 	EndedReleased = "released" // its holder released it
 	EndedLost     = "lost"     // it may be gone: connection suspended, session lost, node deleted
 )
-
-// Outcome is the AttrOutcome of a wait that ended with err: acquired
-// (nil), cancelled (context.Canceled or context.DeadlineExceeded, which is
-// how a recipe reports that its caller gave up) or failed.
-func Outcome(err error) string {
-	switch {
-	case err == nil:
-		return OutcomeAcquired
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return OutcomeCancelled
-	}
-	return OutcomeFailed
-}

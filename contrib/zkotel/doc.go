@@ -18,7 +18,7 @@
 //	zkrecipes.session.state               gauge 1                  zkrecipes.session.state: 1 for the current state, 0 for the others
 //	zkrecipes.retries                     counter {retry}
 //	zkrecipes.guaranteed_deletes.pending  updowncounter {delete}
-//	zkrecipes.acquire.duration            histogram s              zkrecipes.recipe, zkrecipes.outcome (acquired | cancelled | failed)
+//	zkrecipes.acquire.duration            histogram s              zkrecipes.recipe, zkrecipes.outcome (acquired | busy | cancelled | failed)
 //	zkrecipes.hold.duration               histogram s              zkrecipes.recipe, zkrecipes.ended (released | lost)
 //	zkrecipes.holdings.lost               counter {holding}        zkrecipes.recipe
 //	zkrecipes.cache.events                counter {event}          zkrecipes.cache.event.type
@@ -39,9 +39,11 @@
 // given to Lock, Acquire, Run and the like, with the attributes
 // zkrecipes.recipe and zkrecipes.path, and zkrecipes.outcome when it ends.
 // Its context is the one the recipe waits under, so whatever the wait
-// does that is traced nests under it. A failed wait records the error and
-// sets the status Error; a cancelled one (the caller's context ended)
-// keeps the status Unset. The acquire duration is recorded with the span's
+// does that is traced nests under it. The outcome is
+// client.AcquireOutcome's Label. A failed wait records the error and sets
+// the status Error; a busy one (a TryLock or TryAcquire that found the
+// holding taken) and a cancelled one (the caller's context ended) keep the
+// status Unset. The acquire duration is recorded with the span's
 // context, so an SDK that keeps exemplars links the histogram to the
 // trace.
 //

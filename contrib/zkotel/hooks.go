@@ -47,7 +47,7 @@ func (t *Telemetry) onAcquire(ctx context.Context, a client.Acquisition) (contex
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(append([]attribute.KeyValue{AttrRecipe.String(a.Recipe), AttrPath.String(a.Path)}, t.cfg.attrs...)...))
 	return ctx, func(o client.AcquireOutcome) {
-		outcome := Outcome(o.Err)
+		outcome := o.Label()
 		span.SetAttributes(AttrOutcome.String(outcome))
 		if outcome == OutcomeFailed {
 			span.RecordError(o.Err)
@@ -106,15 +106,17 @@ const (
 // recipeSeries are the span name and the attribute sets of one recipe (and
 // path, with WithPathAttribute).
 type recipeSeries struct {
-	spanName                    string
-	acquired, cancelled, failed measure
-	released, lostHold, lost    measure
+	spanName                          string
+	acquired, busy, cancelled, failed measure
+	released, lostHold, lost          measure
 }
 
 func (s *recipeSeries) wait(outcome string) measure {
 	switch outcome {
 	case OutcomeAcquired:
 		return s.acquired
+	case OutcomeBusy:
+		return s.busy
 	case OutcomeCancelled:
 		return s.cancelled
 	}
@@ -140,6 +142,7 @@ func (t *Telemetry) recipe(name, path string) *recipeSeries {
 	s := &recipeSeries{
 		spanName:  "zkrecipes.acquire " + name,
 		acquired:  with(AttrOutcome.String(OutcomeAcquired)),
+		busy:      with(AttrOutcome.String(OutcomeBusy)),
 		cancelled: with(AttrOutcome.String(OutcomeCancelled)),
 		failed:    with(AttrOutcome.String(OutcomeFailed)),
 		released:  with(AttrEnded.String(EndedReleased)),

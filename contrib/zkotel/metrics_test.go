@@ -12,13 +12,19 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
 
 // acquire reports a wait of the given length and outcome the way a recipe
-// does.
+// does. A context error stands for the caller's context ending: the
+// outcome is then Cancelled, as client.Hooks.StartAcquire would report it.
 func acquire(h *client.Hooks, recipe, path string, wait time.Duration, err error) {
 	_, done := h.Acquire(context.Background(), client.Acquisition{Recipe: recipe, Path: path})
-	done(client.AcquireOutcome{Wait: wait, Err: err})
+	done(client.AcquireOutcome{Wait: wait, Err: err, Cancelled: isContextErr(err)})
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -162,20 +168,56 @@ func TestScriptedHooks(t *testing.T) {
 	}
 }
 
-// TestOutcome: the outcome of each kind of error.
-func TestOutcome(t *testing.T) {
+// TestOutcomes: the outcome attribute of each way a wait ends, reported as
+// the recipes report it (client.Hooks.StartAcquire): a try that finds the
+// holding taken is busy, not failed; cancelled means the caller's context
+// ended, whatever error that made; a context error the caller did not
+// cause is a failure.
+func TestOutcomes(t *testing.T) {
+	r := newRig(t)
+	h := r.t.Hooks()
+	ended, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("shutting down"))
 	for _, c := range []struct {
+		ctx  context.Context
 		err  error
 		want string
 	}{
-		{nil, OutcomeAcquired},
-		{context.Canceled, OutcomeCancelled},
-		{fmt.Errorf("lock /a: %w", context.DeadlineExceeded), OutcomeCancelled},
-		{client.ErrClosed, OutcomeFailed},
-		{errors.New("zk: no auth"), OutcomeFailed},
+		{context.Background(), nil, OutcomeAcquired},
+		{context.Background(), semaphore.ErrNoLeases, OutcomeBusy},
+		{context.Background(), fmt.Errorf("try lock /a: %w", client.ErrBusy), OutcomeBusy},
+		{ended, semaphore.ErrNoLeases, OutcomeBusy},
+		{ended, context.Canceled, OutcomeCancelled},
+		{ended, context.Cause(ended), OutcomeCancelled},
+		{context.Background(), fmt.Errorf("lock /a: %w", context.DeadlineExceeded), OutcomeFailed},
+		{context.Background(), client.ErrClosed, OutcomeFailed},
+		{context.Background(), errors.New("zk: no auth"), OutcomeFailed},
 	} {
-		if got := Outcome(c.err); got != c.want {
-			t.Errorf("Outcome(%v) = %q, want %q", c.err, got, c.want)
+		before := waitCount(t, r, client.RecipeMutex, c.want)
+		_, done := h.StartAcquire(c.ctx, client.RecipeMutex, "/a")
+		done(c.err)
+		if n := waitCount(t, r, client.RecipeMutex, c.want) - before; n != 1 {
+			t.Errorf("%v (context ended: %v): %s waits grew by %d, want 1", c.err, c.ctx.Err() != nil, c.want, n)
 		}
 	}
+	for outcome, n := range map[string]uint64{OutcomeAcquired: 1, OutcomeBusy: 3, OutcomeCancelled: 2, OutcomeFailed: 3} {
+		if got := waitCount(t, r, client.RecipeMutex, outcome); got != n {
+			t.Errorf("%d waits %s, want %d", got, outcome, n)
+		}
+	}
+}
+
+// waitCount is the number of waits of recipe with outcome recorded so far.
+func waitCount(t testing.TB, r *rig, recipe, outcome string) uint64 {
+	t.Helper()
+	m, ok := r.collect(t)["zkrecipes.acquire.duration"]
+	if !ok {
+		return 0
+	}
+	for _, p := range m.Data.(metricdata.Histogram[float64]).DataPoints {
+		if has(p.Attributes, AttrRecipe.String(recipe), AttrOutcome.String(outcome)) {
+			return p.Count
+		}
+	}
+	return 0
 }

@@ -14,7 +14,8 @@ import (
 // TestRealServer: a client on a real ZooKeeper server, through a fault
 // link, with the hooks: its states over a cut (Connected, Suspended,
 // Reconnected, with plausible times in Connected and Suspended), then a
-// cache's events, all read back through the ManualReader.
+// cache's events, then the outcome of each kind of wait, all read back
+// through the ManualReader.
 func TestRealServer(t *testing.T) {
 	itest.NoLeaks(t)
 	const timeout = 90 * time.Second
@@ -92,6 +93,22 @@ func TestRealServer(t *testing.T) {
 		ms := r.collect(t)
 		for typ, n := range map[string]int64{"NODE_CREATED": 3, "INITIALIZED": 1, "NODE_CHANGED": 1, "NODE_DELETED": 1} {
 			wantSum(t, ms, "zkrecipes.cache.events", n, AttrCacheType.String(typ))
+		}
+	})
+
+	t.Run("outcomes", func(t *testing.T) {
+		itest.AcquireEachOutcome(t, ctx, cluster, c, r.t.Hooks())
+		for _, w := range []struct {
+			recipe, outcome string
+			n               uint64
+		}{
+			{"mutex", OutcomeAcquired, 1}, {"mutex", OutcomeBusy, 1}, {"mutex", OutcomeCancelled, 1}, {"mutex", OutcomeFailed, 1},
+			{"semaphore", OutcomeAcquired, 1}, {"semaphore", OutcomeBusy, 1}, {"semaphore", OutcomeFailed, 0},
+			{"semaphore-mutex", OutcomeAcquired, 1}, {"semaphore-mutex", OutcomeBusy, 1}, {"semaphore-mutex", OutcomeFailed, 0},
+		} {
+			if got := waitCount(t, r, w.recipe, w.outcome); got != w.n {
+				t.Errorf("%s: %d waits %s, want %d", w.recipe, got, w.outcome, w.n)
+			}
 		}
 	})
 }

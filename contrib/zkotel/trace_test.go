@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
 
 // spanNamed is the one recorded span called name.
@@ -92,21 +93,26 @@ func TestSpansNest(t *testing.T) {
 }
 
 // TestSpanOutcomes: a failed wait sets the status Error and records the
-// error; a cancelled one keeps the status Unset; without a parent the span
-// is a root.
+// error; a cancelled one (its caller's context ended) and a busy one (a
+// try that found the holding taken) keep the status Unset; without a
+// parent the span is a root.
 func TestSpanOutcomes(t *testing.T) {
 	r := newRig(t)
 	h := r.t.Hooks()
 	boom := errors.New("zk: not authenticated")
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
 	for _, c := range []struct {
+		ctx    context.Context
 		recipe string
 		err    error
 	}{
-		{client.RecipeWriteLock, boom},
-		{client.RecipeLatch, fmt.Errorf("await leadership: %w", context.Canceled)},
-		{client.RecipeSemaphore, context.DeadlineExceeded},
+		{context.Background(), client.RecipeWriteLock, boom},
+		{ended, client.RecipeLatch, fmt.Errorf("await leadership: %w", context.Canceled)},
+		{ended, client.RecipeSemaphore, context.DeadlineExceeded},
+		{context.Background(), client.RecipeSemaphoreMutex, semaphore.ErrNoLeases},
 	} {
-		_, done := h.StartAcquire(context.Background(), c.recipe, "/x")
+		_, done := h.StartAcquire(c.ctx, c.recipe, "/x")
 		done(c.err)
 	}
 	spans := r.spans.GetSpans()
@@ -117,9 +123,13 @@ func TestSpanOutcomes(t *testing.T) {
 	if len(failed.Events) != 1 || failed.Events[0].Name != "exception" {
 		t.Errorf("failed wait: events %v, want the error recorded", failed.Events)
 	}
-	for _, name := range []string{"zkrecipes.acquire latch", "zkrecipes.acquire semaphore"} {
+	for name, outcome := range map[string]string{
+		"zkrecipes.acquire latch":           OutcomeCancelled,
+		"zkrecipes.acquire semaphore":       OutcomeCancelled,
+		"zkrecipes.acquire semaphore-mutex": OutcomeBusy,
+	} {
 		s := spanNamed(t, spans, name)
-		if s.Status.Code != codes.Unset || attr(s, AttrOutcome) != OutcomeCancelled || len(s.Events) != 0 {
+		if s.Status.Code != codes.Unset || attr(s, AttrOutcome) != outcome || len(s.Events) != 0 {
 			t.Errorf("%s: status %v, outcome %q, events %v", name, s.Status, attr(s, AttrOutcome), s.Events)
 		}
 		if s.Parent.IsValid() {

@@ -20,7 +20,7 @@
 //	zkrecipes_session_state{state}                      gauge: 1 for the current state, 0 for the others
 //	zkrecipes_retries_total                             counter: failed attempts the retry policy retries
 //	zkrecipes_guaranteed_deletes_pending                gauge
-//	zkrecipes_acquire_wait_seconds{recipe,outcome}      histogram: outcome acquired | cancelled | failed
+//	zkrecipes_acquire_wait_seconds{recipe,outcome}      histogram: outcome acquired | busy | cancelled | failed
 //	zkrecipes_hold_seconds{recipe,ended}                histogram: ended released | lost
 //	zkrecipes_holdings_lost_total{recipe}               counter
 //	zkrecipes_cache_events_total{type}                  counter
@@ -29,6 +29,10 @@
 // Reconnected, Lost), recipe one of client's Recipe constants (mutex,
 // rwlock-read, semaphore, latch, leader...), type a cache event type as
 // Curator names it (NODE_CREATED, NODE_CHANGED, NODE_DELETED, INITIALIZED).
+// outcome is client.AcquireOutcome's Label: busy is a try (TryLock,
+// TryAcquire) that found the holding taken, its expected answer;
+// cancelled a wait whose caller's context ended; failed any other error,
+// the one to alert on.
 // Every label has a handful of values; the path of a lock has as many as
 // the application has locks, so it is a label only with WithPathLabel.
 //

@@ -54,6 +54,8 @@ func Example() {
 	// Output:
 	// zkrecipes_acquire_wait_seconds_bucket{outcome="acquired",recipe="mutex",le="0.005"} 1
 	// zkrecipes_acquire_wait_seconds_bucket{outcome="acquired",recipe="mutex",le="5"} 1
+	// zkrecipes_acquire_wait_seconds_bucket{outcome="busy",recipe="mutex",le="0.005"} 0
+	// zkrecipes_acquire_wait_seconds_bucket{outcome="busy",recipe="mutex",le="5"} 0
 	// zkrecipes_acquire_wait_seconds_bucket{outcome="cancelled",recipe="mutex",le="0.005"} 0
 	// zkrecipes_acquire_wait_seconds_bucket{outcome="cancelled",recipe="mutex",le="5"} 0
 	// zkrecipes_acquire_wait_seconds_bucket{outcome="failed",recipe="mutex",le="0.005"} 0

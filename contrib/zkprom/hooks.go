@@ -2,18 +2,19 @@ package zkprom
 
 import (
 	"context"
-	"errors"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
-// The values of the outcome label of zkrecipes_acquire_wait_seconds.
+// The values of the outcome label of zkrecipes_acquire_wait_seconds: the
+// client's, by the rule of client.AcquireOutcome.Label.
 const (
-	OutcomeAcquired  = "acquired"  // the holding was granted
-	OutcomeCancelled = "cancelled" // the caller's context ended first
-	OutcomeFailed    = "failed"    // the wait failed otherwise
+	OutcomeAcquired  = client.OutcomeAcquired  // the holding was granted
+	OutcomeBusy      = client.OutcomeBusy      // a try found it taken (TryLock of a held lock, no lease free)
+	OutcomeCancelled = client.OutcomeCancelled // the caller's context ended first
+	OutcomeFailed    = client.OutcomeFailed    // the wait failed otherwise
 )
 
 // The values of the ended label of zkrecipes_hold_seconds.
@@ -21,19 +22,6 @@ const (
 	EndedReleased = "released" // its holder released it
 	EndedLost     = "lost"     // it may be gone: connection suspended, session lost, node deleted
 )
-
-// Outcome is the outcome label for a wait that ended with err: acquired
-// (nil), cancelled (context.Canceled or context.DeadlineExceeded, which is
-// how a recipe reports that its caller gave up) or failed.
-func Outcome(err error) string {
-	switch {
-	case err == nil:
-		return OutcomeAcquired
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return OutcomeCancelled
-	}
-	return OutcomeFailed
-}
 
 // Hooks returns the hooks that update m, for client.WithHooks; the same
 // ones on every call. Give them to one client.
@@ -81,7 +69,7 @@ func (m *Metrics) stateSet(s client.State) stateSeries {
 func (m *Metrics) onAcquire(ctx context.Context, a client.Acquisition) (context.Context, func(client.AcquireOutcome)) {
 	s := m.recipe(a.Recipe, a.Path)
 	return ctx, func(o client.AcquireOutcome) {
-		s.wait(o.Err).Observe(o.Wait.Seconds())
+		s.wait(o.Label()).Observe(o.Wait.Seconds())
 	}
 }
 
@@ -129,15 +117,17 @@ const (
 
 // recipeSeries are the series of one recipe (and path, with WithPathLabel).
 type recipeSeries struct {
-	acquired, cancelled, failed prometheus.Observer
-	released, lostHold          prometheus.Observer
-	lost                        prometheus.Counter
+	acquired, busy, cancelled, failed prometheus.Observer
+	released, lostHold                prometheus.Observer
+	lost                              prometheus.Counter
 }
 
-func (s *recipeSeries) wait(err error) prometheus.Observer {
-	switch Outcome(err) {
+func (s *recipeSeries) wait(outcome string) prometheus.Observer {
+	switch outcome {
 	case OutcomeAcquired:
 		return s.acquired
+	case OutcomeBusy:
+		return s.busy
 	case OutcomeCancelled:
 		return s.cancelled
 	}
@@ -157,6 +147,7 @@ func (m *Metrics) recipe(name, path string) *recipeSeries {
 	l := func(v ...string) []string { return m.withPath(path, append([]string{name}, v...)...) }
 	s := &recipeSeries{
 		acquired:  m.wait.WithLabelValues(l(OutcomeAcquired)...),
+		busy:      m.wait.WithLabelValues(l(OutcomeBusy)...),
 		cancelled: m.wait.WithLabelValues(l(OutcomeCancelled)...),
 		failed:    m.wait.WithLabelValues(l(OutcomeFailed)...),
 		released:  m.hold.WithLabelValues(l(EndedReleased)...),

@@ -80,7 +80,7 @@ func New(opts ...Option) (*Metrics, error) {
 	})
 	m.wait = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: ns, Name: "acquire_wait_seconds", ConstLabels: cl, Buckets: cfg.wait,
-		Help: "Time recipes waited for a lock, a lease or leadership, by recipe and outcome (acquired, cancelled, failed).",
+		Help: "Time recipes waited for a lock, a lease or leadership, by recipe and outcome (acquired, busy, cancelled, failed).",
 	}, append([]string{"recipe", "outcome"}, path...))
 	m.hold = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: ns, Name: "hold_seconds", ConstLabels: cl, Buckets: cfg.hold,

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
 
 // newRegistered returns Metrics registered on a fresh registry.
@@ -80,7 +81,9 @@ func wantLines(t testing.TB, text string, want ...string) {
 }
 
 // acquire reports a wait of the given length and outcome the way a recipe
-// does: Acquire, then the outcome function once.
+// does: Acquire, then the outcome function once. A context error stands
+// for the caller's context ending: the outcome is then Cancelled, as
+// client.Hooks.StartAcquire would report it.
 func acquire(t testing.TB, h *client.Hooks, recipe, path string, wait time.Duration, err error) {
 	t.Helper()
 	ctx := context.WithValue(context.Background(), ctxKey{}, "caller")
@@ -88,7 +91,11 @@ func acquire(t testing.TB, h *client.Hooks, recipe, path string, wait time.Durat
 	if got != ctx {
 		t.Error("Acquire changed the caller's context")
 	}
-	done(client.AcquireOutcome{Wait: wait, Err: err})
+	done(client.AcquireOutcome{Wait: wait, Err: err, Cancelled: isContextErr(err)})
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 type ctxKey struct{}
@@ -222,20 +229,46 @@ func TestScriptedHooks(t *testing.T) {
 	}
 }
 
-// TestOutcome: the outcome label of each kind of error.
-func TestOutcome(t *testing.T) {
+// TestOutcomes: the outcome label of each way a wait ends, reported as
+// the recipes report it (client.Hooks.StartAcquire): a try that finds the
+// holding taken is busy, not failed; cancelled means the caller's context
+// ended, whatever error that made; a context error the caller did not
+// cause is a failure.
+func TestOutcomes(t *testing.T) {
+	m, reg := newRegistered(t)
+	h := m.Hooks()
+	ended, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("shutting down"))
 	for _, c := range []struct {
+		ctx  context.Context
 		err  error
 		want string
 	}{
-		{nil, OutcomeAcquired},
-		{context.Canceled, OutcomeCancelled},
-		{fmt.Errorf("lock /a: %w", context.DeadlineExceeded), OutcomeCancelled},
-		{client.ErrClosed, OutcomeFailed},
-		{errors.New("zk: no auth"), OutcomeFailed},
+		{context.Background(), nil, OutcomeAcquired},
+		{context.Background(), semaphore.ErrNoLeases, OutcomeBusy},
+		{context.Background(), fmt.Errorf("try lock /a: %w", client.ErrBusy), OutcomeBusy},
+		{ended, semaphore.ErrNoLeases, OutcomeBusy},
+		{ended, context.Canceled, OutcomeCancelled},
+		{ended, context.Cause(ended), OutcomeCancelled},
+		{context.Background(), fmt.Errorf("lock /a: %w", context.DeadlineExceeded), OutcomeFailed},
+		{context.Background(), client.ErrClosed, OutcomeFailed},
+		{context.Background(), errors.New("zk: no auth"), OutcomeFailed},
 	} {
-		if got := Outcome(c.err); got != c.want {
-			t.Errorf("Outcome(%v) = %q, want %q", c.err, got, c.want)
+		series := `zkrecipes_acquire_wait_seconds_count{outcome="` + c.want + `",recipe="mutex"}`
+		before := 0.0
+		if text := scrape(t, reg); strings.Contains(text, series) { // none before the recipe's first wait
+			before = value(t, text, series)
+		}
+		_, done := h.StartAcquire(c.ctx, client.RecipeMutex, "/a")
+		done(c.err)
+		if n := value(t, scrape(t, reg), series) - before; n != 1 {
+			t.Errorf("%v (context ended: %v): %s grew by %v, want 1", c.err, c.ctx.Err() != nil, series, n)
 		}
 	}
+	wantLines(t, scrape(t, reg),
+		`zkrecipes_acquire_wait_seconds_count{outcome="acquired",recipe="mutex"} 1`,
+		`zkrecipes_acquire_wait_seconds_count{outcome="busy",recipe="mutex"} 3`,
+		`zkrecipes_acquire_wait_seconds_count{outcome="cancelled",recipe="mutex"} 2`,
+		`zkrecipes_acquire_wait_seconds_count{outcome="failed",recipe="mutex"} 3`,
+	)
 }

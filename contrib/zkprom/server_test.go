@@ -32,7 +32,8 @@ func value(t testing.TB, text, series string) float64 {
 // TestRealServer: a client on a real ZooKeeper server, through a fault
 // link, with the hooks: its states over a cut (Connected, Suspended,
 // Reconnected, with plausible times in Connected and Suspended), then a
-// cache's events, all read back by GET /metrics.
+// cache's events, then the outcome of each kind of wait, all read back by
+// GET /metrics.
 func TestRealServer(t *testing.T) {
 	itest.NoLeaks(t)
 	const timeout = 90 * time.Second
@@ -115,6 +116,18 @@ func TestRealServer(t *testing.T) {
 			`zkrecipes_cache_events_total{type="INITIALIZED"} 1`,
 			`zkrecipes_cache_events_total{type="NODE_CHANGED"} 1`,
 			`zkrecipes_cache_events_total{type="NODE_DELETED"} 1`,
+		)
+	})
+
+	t.Run("outcomes", func(t *testing.T) {
+		waits := func(outcome, recipe string, n int) string {
+			return `zkrecipes_acquire_wait_seconds_count{outcome="` + outcome + `",recipe="` + recipe + `"} ` + strconv.Itoa(n)
+		}
+		itest.AcquireEachOutcome(t, ctx, cluster, c, m.Hooks())
+		wantLines(t, scrape(t, reg),
+			waits("acquired", "mutex", 1), waits("busy", "mutex", 1), waits("cancelled", "mutex", 1), waits("failed", "mutex", 1),
+			waits("acquired", "semaphore", 1), waits("busy", "semaphore", 1), waits("failed", "semaphore", 0),
+			waits("acquired", "semaphore-mutex", 1), waits("busy", "semaphore-mutex", 1), waits("failed", "semaphore-mutex", 0),
 		)
 	})
 }

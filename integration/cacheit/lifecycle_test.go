@@ -14,23 +14,24 @@ import (
 // TestCacheUseAfterClose: a started cache, closed, answers every call with
 // its typed error (Start twice: ErrAlreadyStarted; after Close: ErrClosed
 // from Start, WaitInitialized and Listen, a closed channel from Events, an
-// empty view), and Close is idempotent.
+// empty view), which says the cache is closed, not the client; and Close
+// is idempotent.
 func TestCacheUseAfterClose(t *testing.T) {
 	r := newRig(t, nil)
 	r.create("/test", "x")
 	ch, rec := startCache(t, r.c, "/test")
 	require.NoError(t, ch.WaitInitialized(r.ctx))
-	require.ErrorIs(t, ch.Start(), cache.ErrAlreadyStarted)
+	requireSays(t, ch.Start(), cache.ErrAlreadyStarted, "zkrecipes: cache is already started")
 	_, err := ch.Listen(nil)
 	require.ErrorIs(t, err, cache.ErrInvalidArgument)
 	rec.next(t, "NODE_CREATED /test=x", "INITIALIZED")
 
 	require.NoError(t, ch.Close())
 	require.NoError(t, ch.Close())
-	require.ErrorIs(t, ch.Start(), cache.ErrClosed)
-	require.ErrorIs(t, ch.WaitInitialized(r.ctx), cache.ErrClosed)
+	requireSays(t, ch.Start(), cache.ErrClosed, "zkrecipes: cache is closed")
+	requireSays(t, ch.WaitInitialized(r.ctx), cache.ErrClosed, "zkrecipes: cache is closed")
 	remove, err := ch.Listen(func(cache.Event) {})
-	require.ErrorIs(t, err, cache.ErrClosed)
+	requireSays(t, err, cache.ErrClosed, "zkrecipes: cache is closed")
 	require.Nil(t, remove)
 	events, cancel := ch.Events()
 	cancel()
@@ -43,7 +44,7 @@ func TestCacheUseAfterClose(t *testing.T) {
 
 // TestCacheClientClosed: when the client closes under a started cache,
 // its subscriptions' channels close and every later call answers
-// ErrClosed, the same each time.
+// ErrClosed, the same each time, saying that the client is closed.
 func TestCacheClientClosed(t *testing.T) {
 	r := newRig(t, nil)
 	r.create("/test", "x")
@@ -59,10 +60,10 @@ func TestCacheClientClosed(t *testing.T) {
 	for range events { // closed once the loop ended
 	}
 	for range 20 {
-		require.ErrorIs(t, ch.WaitInitialized(r.ctx), cache.ErrClosed)
+		requireSays(t, ch.WaitInitialized(r.ctx), cache.ErrClosed, "zkrecipes: client is closed")
 	}
 	_, err = ch.Listen(func(cache.Event) {})
-	require.ErrorIs(t, err, cache.ErrClosed)
+	requireSays(t, err, cache.ErrClosed, "zkrecipes: client is closed")
 	require.NoError(t, ch.Close())
 }
 
@@ -90,4 +91,12 @@ func TestCacheCreatesNothing(t *testing.T) {
 	require.Zero(t, writes(r.link), "requests that write")
 	// Nothing is left: the containers go once empty.
 	itest.Eventually(t, 15*time.Second, "/a reaped", func() bool { return !itest.Exists(t, r.c, "/a") })
+}
+
+// requireSays requires err to match sentinel and to say msg: what is
+// closed or not started, the recipe or its client.
+func requireSays(t *testing.T, err, sentinel error, msg string) {
+	t.Helper()
+	require.ErrorIs(t, err, sentinel)
+	require.ErrorContains(t, err, msg)
 }

@@ -10,12 +10,25 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 )
 
 // The cache across faults of its connection, its session and its server:
 // ports of Curator's killed-session, reconnect-consistency and
 // server-not-started tests, with the reads the cache sends counted
 // through its fault link.
+
+// modes runs body once on a cache with one persistent recursive watch (the
+// default on ZooKeeper 3.6+) and once with a watch per node. They differ in
+// the reads a reconnect costs: per node, the server sets the watches again
+// and fires those whose node changed, so a reconnect with nothing changed
+// costs no read; the persistent watch is set again with nothing replayed,
+// so the cache reads every node again (listing only those whose children
+// changed), as Curator's CuratorCache does.
+func modes(t *testing.T, body func(t *testing.T, perNode bool, opts ...cache.Option)) {
+	t.Run("persistent", func(t *testing.T) { body(t, false) })
+	t.Run("per-node", func(t *testing.T) { body(t, true, cache.WithWatchPerNode()) })
+}
 
 // linked is a rig plus a second client, the cache's, behind a fault link.
 func linked(t *testing.T, cl *zkharness.Cluster, session time.Duration) (*rig, *client.Client, *states, func() int64) {
@@ -30,10 +43,13 @@ func linked(t *testing.T, cl *zkharness.Cluster, session time.Duration) (*rig, *
 }
 
 // TestCacheNoStormAfterReconnect: a reconnect within the session, with
-// nothing changed meanwhile, brings no event and no read (go-zookeeper sets
-// the watches again; the server fires none). A change made while the
-// link was cut brings its one event and the one read that shows it.
-func TestCacheNoStormAfterReconnect(t *testing.T) {
+// nothing changed meanwhile, brings no event, and per node no read (the
+// connection sets the watches again; the server fires none), with the
+// persistent watch one read a node and no listing. A change made while the
+// link was cut brings its one event, per node with the one read that shows it.
+func TestCacheNoStormAfterReconnect(t *testing.T) { modes(t, testCacheNoStormAfterReconnect) }
+
+func testCacheNoStormAfterReconnect(t *testing.T, perNode bool, opts ...cache.Option) {
 	r, cc, st, nreads := linked(t, nil, 4*time.Second)
 	r.create("/r", "")
 	for _, k := range []string{"a", "b", "c", "d"} {
@@ -42,17 +58,22 @@ func TestCacheNoStormAfterReconnect(t *testing.T) {
 			r.create("/r/"+k+"/"+g, "1")
 		}
 	}
-	ch, rec := startCache(t, cc, "/r")
+	ch, rec := startCache(t, cc, "/r", opts...)
 	require.NoError(t, ch.WaitInitialized(r.ctx))
 	rec.take(t, 14) // 13 nodes and Initialized
 	before := nreads()
+	perReconnect := int64(13) // the persistent mode reads every node once
+	if perNode {
+		perReconnect = 0
+	}
 
 	r.link.Cut()
 	st.await(t, client.StateSuspended, 10*time.Second)
 	r.link.Restore()
 	st.await(t, client.StateReconnected, 10*time.Second)
 	rec.none(t)
-	require.Equal(t, before, nreads(), "reads after a reconnect with nothing changed")
+	require.Equal(t, before+perReconnect, nreads(), "reads after a reconnect with nothing changed")
+	before = nreads()
 
 	r.link.Cut()
 	st.await(t, client.StateSuspended, 10*time.Second)
@@ -61,19 +82,25 @@ func TestCacheNoStormAfterReconnect(t *testing.T) {
 	st.await(t, client.StateReconnected, 10*time.Second)
 	rec.next(t, "NODE_CHANGED /r/b/x=2")
 	rec.none(t)
-	require.Equal(t, before+1, nreads(), "reads after a reconnect with one node written")
+	want := before + 1
+	if !perNode {
+		want = before + perReconnect // the written node's among them
+	}
+	require.Equal(t, want, nreads(), "reads after a reconnect with one node written")
 }
 
 // TestCacheReconnectConsistency is a port of
 // TestCuratorCacheEdges.testReconnectConsistency: nodes change while the
 // cache is cut off (within its session); once back, it sees exactly those
 // changes and ends with the server's 11 nodes.
-func TestCacheReconnectConsistency(t *testing.T) {
+func TestCacheReconnectConsistency(t *testing.T) { modes(t, testCacheReconnectConsistency) }
+
+func testCacheReconnectConsistency(t *testing.T, perNode bool, opts ...cache.Option) {
 	r, cc, st, nreads := linked(t, nil, 4*time.Second)
 	for _, p := range []string{"/root", "/root/1", "/root/2", "/root/1/11", "/root/1/12", "/root/1/13", "/root/2/21", "/root/2/22"} {
 		r.create(p, "one")
 	}
-	ch, rec := startCache(t, cc, "/root")
+	ch, rec := startCache(t, cc, "/root", opts...)
 	require.NoError(t, ch.WaitInitialized(r.ctx))
 	rec.take(t, 9)
 	before := nreads()
@@ -97,10 +124,16 @@ func TestCacheReconnectConsistency(t *testing.T) {
 	rec.none(t)
 	tree := converge(t, ch, rec, r.c, "/root", 10*time.Second)
 	require.Len(t, tree, 11)
-	// Every read showed a change: 3 deleted nodes, /root and its listing,
-	// the listings of /root/1/11 and /root/1/13, and 6 new nodes each
-	// read and listed.
-	require.LessOrEqual(t, nreads()-before, int64(3+2+2+12), "reads after the reconnect")
+	// Per node every read showed a change: 3 deleted nodes, /root and its
+	// listing, the listings of /root/1/11 and /root/1/13, and 6 new nodes
+	// each read and listed. The persistent mode reads the 8 nodes it knew,
+	// lists the 3 whose children changed (/root, /root/1/11, /root/1/13),
+	// and reads and lists the 6 new ones.
+	bound := int64(3 + 2 + 2 + 12)
+	if !perNode {
+		bound = 8 + 3 + 12
+	}
+	require.LessOrEqual(t, nreads()-before, bound, "reads after the reconnect")
 }
 
 // TestCacheKilledSession is a port of TestTreeCache.testKilledSession (and
@@ -132,12 +165,14 @@ func TestCacheKilledSession(t *testing.T) {
 // deletes, creates, and deletes and re-creates nodes. Once the cache has
 // a new session it reads its view again and emits only the differences;
 // it then equals the server.
-func TestCacheExpiryWithChanges(t *testing.T) {
+func TestCacheExpiryWithChanges(t *testing.T) { modes(t, testCacheExpiryWithChanges) }
+
+func testCacheExpiryWithChanges(t *testing.T, perNode bool, opts ...cache.Option) {
 	r, cc, st, nreads := linked(t, nil, 1500*time.Millisecond)
 	for _, p := range []string{"/r", "/r/a", "/r/b", "/r/c", "/r/c/x", "/r/u", "/r/u/v", "/r/z"} {
 		r.create(p, "1")
 	}
-	ch, rec := startCache(t, cc, "/r")
+	ch, rec := startCache(t, cc, "/r", opts...)
 	require.NoError(t, ch.WaitInitialized(r.ctx))
 	rec.take(t, 9)
 	before := nreads()
@@ -157,7 +192,9 @@ func TestCacheExpiryWithChanges(t *testing.T) {
 	converge(t, ch, rec, r.c, "/r", 10*time.Second)
 	// Reading the view again: each of the 8 nodes known and the 3 found
 	// read once and listed once, and /r/z, found made again, listed again.
+	// (The persistent mode lists fewer: only the nodes whose children changed.)
 	require.LessOrEqual(t, nreads()-before, int64(2*(8+3)+1), "reads after the new session")
+	_ = perNode
 }
 
 // TestCacheServerRestart is a port of TestTreeCache.testServerNotStartedYet,
@@ -166,7 +203,9 @@ func TestCacheExpiryWithChanges(t *testing.T) {
 // is back; a restart with nothing changed brings no event and no read; a
 // change made after a restart, before the cache reconnected, is its one
 // event.
-func TestCacheServerRestart(t *testing.T) {
+func TestCacheServerRestart(t *testing.T) { modes(t, testCacheServerRestart) }
+
+func testCacheServerRestart(t *testing.T, perNode bool, opts ...cache.Option) {
 	itest.NoLeaks(t) // before the cluster: it is checked after the cluster closed
 	cl := zkharness.ForTest(t)
 	// A session long enough to outlive a restart on a busy machine: these
@@ -176,7 +215,7 @@ func TestCacheServerRestart(t *testing.T) {
 
 	require.NoError(t, cl.StopServer(ctx, 0))
 	st.await(t, client.StateSuspended, 10*time.Second)
-	ch, rec := startCache(t, cc, "/test")
+	ch, rec := startCache(t, cc, "/test", opts...)
 	rec.none(t)
 	require.NoError(t, cl.StartServer(ctx, 0))
 	st.await(t, client.StateReconnected, 30*time.Second)
@@ -194,7 +233,11 @@ func TestCacheServerRestart(t *testing.T) {
 	st.await(t, client.StateReconnected, 30*time.Second)
 	rec.none(t) // no event, whether the session lived or not
 	if cc.Session().ID() == sid {
-		require.Equal(t, before, nreads(), "reads after a restart with nothing changed")
+		want := before
+		if !perNode {
+			want += 2 // the persistent mode reads its 2 nodes again
+		}
+		require.Equal(t, want, nreads(), "reads after a restart with nothing changed")
 	} else {
 		// The restart outlasted the session (a busy machine): the cache
 		// read everything again, and found nothing to tell.

@@ -44,7 +44,9 @@ func TestBadInstances(t *testing.T) {
 
 // TestUseAfterClose: after Close every call returns ErrClosed, caches and
 // providers made before are closed, and the instances are gone; closing
-// the client under a Discovery ends its calls with ErrClosed too.
+// the client under a Discovery ends its calls with ErrClosed too. Each
+// error says what is closed (or, before Start, not started): the
+// Discovery, the provider, the cache or the client.
 func TestUseAfterClose(t *testing.T) {
 	itest.NoLeaks(t)
 	ns := itest.Namespace(t)
@@ -56,6 +58,8 @@ func TestUseAfterClose(t *testing.T) {
 	require.NoError(t, d.Register(ctx, inst))
 	p, err := d.NewProvider("test")
 	require.NoError(t, err)
+	_, err = p.GetInstance()
+	requireSays(t, err, discovery.ErrNotStarted, "zkrecipes: service provider is not started")
 	require.NoError(t, p.Start(ctx))
 	ch, err := d.NewCache("test")
 	require.NoError(t, err) // never started
@@ -64,27 +68,32 @@ func TestUseAfterClose(t *testing.T) {
 	require.NoError(t, d.Close(ctx))
 	require.NoError(t, d.Close(ctx))
 	require.Empty(t, itest.Children(t, c, base+"/test"))
-	require.ErrorIs(t, d.Register(ctx, inst), discovery.ErrClosed)
-	require.ErrorIs(t, d.Update(ctx, inst), discovery.ErrClosed)
-	require.ErrorIs(t, d.Unregister(ctx, inst), discovery.ErrClosed)
+	const (
+		dClosed = "zkrecipes: service discovery is closed"
+		pClosed = "zkrecipes: service provider is closed"
+		cClosed = "zkrecipes: service cache is closed"
+	)
+	requireSays(t, d.Register(ctx, inst), discovery.ErrClosed, dClosed)
+	requireSays(t, d.Update(ctx, inst), discovery.ErrClosed, dClosed)
+	requireSays(t, d.Unregister(ctx, inst), discovery.ErrClosed, dClosed)
 	_, err = d.QueryForNames(ctx)
-	require.ErrorIs(t, err, discovery.ErrClosed)
+	requireSays(t, err, discovery.ErrClosed, dClosed)
 	_, err = d.QueryForInstances(ctx, "test")
-	require.ErrorIs(t, err, discovery.ErrClosed)
+	requireSays(t, err, discovery.ErrClosed, dClosed)
 	_, err = d.QueryForInstance(ctx, "test", "i1")
-	require.ErrorIs(t, err, discovery.ErrClosed)
+	requireSays(t, err, discovery.ErrClosed, dClosed)
 	_, err = d.NewCache("test")
-	require.ErrorIs(t, err, discovery.ErrClosed)
+	requireSays(t, err, discovery.ErrClosed, dClosed)
 	_, err = d.NewProvider("test")
-	require.ErrorIs(t, err, discovery.ErrClosed)
+	requireSays(t, err, discovery.ErrClosed, dClosed)
 	_, err = p.GetInstance()
-	require.ErrorIs(t, err, discovery.ErrClosed)
+	requireSays(t, err, discovery.ErrClosed, pClosed)
 	_, err = p.GetAllInstances()
-	require.ErrorIs(t, err, discovery.ErrClosed)
-	require.ErrorIs(t, p.Start(ctx), discovery.ErrClosed)
-	require.ErrorIs(t, ch.Start(ctx), discovery.ErrClosed)
+	requireSays(t, err, discovery.ErrClosed, pClosed)
+	requireSays(t, p.Start(ctx), discovery.ErrClosed, pClosed)
+	requireSays(t, ch.Start(ctx), discovery.ErrClosed, cClosed)
 	_, err = ch.Listen(func(discovery.Event) {})
-	require.ErrorIs(t, err, discovery.ErrClosed)
+	requireSays(t, err, discovery.ErrClosed, cClosed)
 	_, ok := <-events
 	require.False(t, ok, "a closed cache's subscription is closed")
 	require.Empty(t, d.Registered())
@@ -97,10 +106,20 @@ func TestUseAfterClose(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p2.Start(ctx))
 	require.NoError(t, c2.Close())
-	require.ErrorIs(t, d2.Register(ctx, instance("test", "i2", 1, "")), client.ErrClosed)
+	requireSays(t, d2.Register(ctx, instance("test", "i2", 1, "")), client.ErrClosed, "zkrecipes: client is closed")
 	itest.Eventually(t, 10*time.Second, "the provider ends with the client", func() bool {
 		_, err := p2.GetAllInstances()
 		return errors.Is(err, discovery.ErrClosed)
 	})
+	_, err = p2.GetAllInstances()
+	requireSays(t, err, discovery.ErrClosed, "zkrecipes: client is closed")
 	require.Empty(t, itest.Children(t, c, base+"/test"), "the closed session's instance is gone")
+}
+
+// requireSays requires err to match sentinel and to say msg: what is
+// closed or not started, the recipe or its client.
+func requireSays(t *testing.T, err, sentinel error, msg string) {
+	t.Helper()
+	require.ErrorIs(t, err, sentinel)
+	require.ErrorContains(t, err, msg)
 }

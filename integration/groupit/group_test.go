@@ -154,19 +154,20 @@ func TestGroupMemberEnsemble(t *testing.T) {
 	require.Equal(t, "m1=x2,m2=y", onServer(t, c2, "/g"))
 }
 
-// TestGroupMemberBadUse: use after Close is refused with typed errors and
-// leaves nothing on the server.
+// TestGroupMemberBadUse: a second Start, a wait before Start and use after
+// Close are refused with typed errors that say what the member is (not
+// what the client is), and leave nothing on the server.
 func TestGroupMemberBadUse(t *testing.T) {
 	itest.NoLeaks(t)
 	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
 	ctx := itest.Ctx(t, 20*time.Second)
 	m := join(t, c, "/g", "a", "")
-	require.ErrorIs(t, m.Start(), group.ErrAlreadyStarted)
+	requireSays(t, m.Start(), group.ErrAlreadyStarted, "zkrecipes: group member is already started")
 	require.NoError(t, m.Close(ctx))
 	require.NoError(t, m.Close(ctx), "Close is idempotent")
-	require.ErrorIs(t, m.Start(), group.ErrClosed)
-	require.ErrorIs(t, m.WaitJoined(ctx), group.ErrClosed)
-	require.ErrorIs(t, m.SetData(ctx, []byte("x")), group.ErrClosed)
+	requireSays(t, m.Start(), group.ErrClosed, "zkrecipes: group member is closed")
+	requireSays(t, m.WaitJoined(ctx), group.ErrClosed, "zkrecipes: group member is closed")
+	requireSays(t, m.SetData(ctx, []byte("x")), group.ErrClosed, "zkrecipes: group member is closed")
 	ch, _ := m.Events()
 	_, open := <-ch
 	require.False(t, open, "Events after Close is closed")
@@ -174,7 +175,16 @@ func TestGroupMemberBadUse(t *testing.T) {
 
 	never, err := group.New(c, "/g", "b", nil)
 	require.NoError(t, err)
+	requireSays(t, never.WaitJoined(ctx), group.ErrNotStarted, "zkrecipes: group member is not started")
 	require.NoError(t, never.Close(ctx), "closing a member never started")
-	require.ErrorIs(t, never.Start(), group.ErrClosed)
+	requireSays(t, never.Start(), group.ErrClosed, "zkrecipes: group member is closed")
 	require.Empty(t, itest.Children(t, c, "/g"))
+}
+
+// requireSays requires err to match sentinel and to say msg: what is
+// closed or not started, the recipe or its client.
+func requireSays(t *testing.T, err, sentinel error, msg string) {
+	t.Helper()
+	require.ErrorIs(t, err, sentinel)
+	require.ErrorContains(t, err, msg)
 }

@@ -33,6 +33,7 @@ func TestNodeBasics(t *testing.T) {
 		events, cancel := n.Subscribe()
 		defer cancel()
 		require.NoError(t, n.Start())
+		assertSays(t, n.Start(), node.ErrAlreadyStarted, "zkrecipes: node is already started")
 		require.NoError(t, n.WaitForInitialCreate(r.ctx(30*time.Second)))
 		ev := expectEvent(t, events, node.Created, 10*time.Second)
 		assert.Equal(t, "/svc/w1", ev.Path)
@@ -60,9 +61,9 @@ func TestNodeBasics(t *testing.T) {
 		_, ok := <-events
 		assert.False(t, ok, "the event channel is open after Close")
 		assert.Zero(t, r.c.PendingDeletes())
-		assert.ErrorIs(t, n.SetData(r.ctx(time.Second), []byte("x")), node.ErrClosed)
-		assert.ErrorIs(t, n.WaitForInitialCreate(r.ctx(time.Second)), node.ErrClosed)
-		assert.ErrorIs(t, n.Start(), node.ErrClosed)
+		assertSays(t, n.SetData(r.ctx(time.Second), []byte("x")), node.ErrClosed, "zkrecipes: node is closed")
+		assertSays(t, n.WaitForInitialCreate(r.ctx(time.Second)), node.ErrClosed, "zkrecipes: node is closed")
+		assertSays(t, n.Start(), node.ErrClosed, "zkrecipes: node is closed")
 		_, st = r.read("/svc/w1")
 		assert.Nil(t, st, "a call after Close made the node again")
 	})
@@ -196,6 +197,7 @@ func TestNodeBasics(t *testing.T) {
 		assert.Equal(t, "hey", string(data))
 		err := n.Close(r.ctx(10 * time.Second))
 		assert.ErrorIs(t, err, node.ErrClosed, "Close after the client's must say the node stays")
+		assert.ErrorContains(t, err, "zkrecipes: client is closed")
 		require.NoError(t, r.obs.Delete(r.ctx(10*time.Second), "/svc/p", -1))
 	})
 
@@ -209,7 +211,7 @@ func TestNodeBasics(t *testing.T) {
 			return len(r.kids("/svc")) == 0
 		})
 		assert.NoError(t, n.Close(r.ctx(10*time.Second)))
-		assert.ErrorIs(t, n.WaitForInitialCreate(r.ctx(time.Second)), node.ErrClosed)
+		assertSays(t, n.WaitForInitialCreate(r.ctx(time.Second)), node.ErrClosed, "zkrecipes: node is closed")
 	})
 
 	t.Run("QuickClose", func(t *testing.T) {
@@ -280,4 +282,12 @@ func TestNodeBasics(t *testing.T) {
 		defer stop()
 		require.NoError(t, n.Close(ctx))
 	})
+}
+
+// assertSays checks that err matches sentinel and says msg: what is
+// closed, the node or its client.
+func assertSays(t *testing.T, err, sentinel error, msg string) {
+	t.Helper()
+	assert.ErrorIs(t, err, sentinel)
+	assert.ErrorContains(t, err, msg)
 }

@@ -52,6 +52,7 @@ func (l *loop) applyNode(r reply) {
 		r.data = nil
 	}
 	c := l.c
+	listing := false // a listing of e was just asked for
 	switch {
 	case !e.live:
 		c.mu.Lock()
@@ -60,6 +61,7 @@ func (l *loop) applyNode(r reply) {
 		c.mu.Unlock()
 		if l.canList(e) {
 			l.schedule(e, listKids)
+			listing = true
 		}
 	case r.stat.Czxid != e.stat.Czxid || r.stat.Mzxid != e.stat.Mzxid:
 		recreated := r.stat.Czxid != e.stat.Czxid
@@ -70,11 +72,17 @@ func (l *loop) applyNode(r reply) {
 		c.mu.Unlock()
 		if recreated && l.canList(e) {
 			l.schedule(e, listKids) // a new incarnation: its children are others
+			listing = true
 		}
 	default:
 		c.mu.Lock()
 		e.stat = r.stat // the same write; child counts may have moved
 		c.mu.Unlock()
+	}
+	if l.watch != nil && !listing && r.stat.Cversion != e.kidsCv && l.canList(e) {
+		// The persistent mode's watch tells of no child list's change:
+		// a read that shows one (after a resync, say) lists the node.
+		l.schedule(e, listKids)
 	}
 }
 
@@ -89,6 +97,7 @@ func (l *loop) applyKids(r reply) {
 		l.schedule(e, readNode)
 		return
 	}
+	e.kidsCv = r.stat.Cversion
 	listed := make(map[string]struct{}, len(r.kids))
 	for _, name := range r.kids {
 		listed[name] = struct{}{}
@@ -98,25 +107,30 @@ func (l *loop) applyKids(r reply) {
 			l.remove(k)
 		}
 	}
-	c := l.c
 	for _, name := range r.kids {
-		if _, ok := e.kids[name]; ok {
-			continue
+		if _, ok := e.kids[name]; !ok {
+			l.addKid(e, name)
 		}
-		p := childPath(e.path, name)
-		if c.opt.filter != nil && !c.opt.filter(p) {
-			continue
-		}
-		k := &entry{path: p, depth: e.depth + 1, parent: e}
-		c.mu.Lock()
-		if e.kids == nil {
-			e.kids = make(map[string]*entry)
-		}
-		e.kids[k.name()] = k // keyed by k.path's own bytes: the listing's strings are not kept
-		c.index[p] = k
-		c.mu.Unlock()
-		l.schedule(k, readNode)
 	}
+}
+
+// addKid makes a placeholder for e's child name, unless the filter leaves
+// it out, and reads it.
+func (l *loop) addKid(e *entry, name string) {
+	c := l.c
+	p := childPath(e.path, name)
+	if c.opt.filter != nil && !c.opt.filter(p) {
+		return
+	}
+	k := &entry{path: p, depth: e.depth + 1, parent: e}
+	c.mu.Lock()
+	if e.kids == nil {
+		e.kids = make(map[string]*entry)
+	}
+	e.kids[k.name()] = k // keyed by k.path's own bytes: the listing's strings are not kept
+	c.index[p] = k
+	c.mu.Unlock()
+	l.schedule(k, readNode)
 }
 
 // remove takes e and everything below it out of the view, announcing each

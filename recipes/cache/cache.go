@@ -101,9 +101,9 @@ func (c *Cache) Start() error {
 	defer c.mu.Unlock()
 	switch c.phase {
 	case started:
-		return ErrAlreadyStarted
+		return errCacheAlreadyStarted
 	case closed:
-		return ErrClosed
+		return errCacheClosed
 	}
 	// Subscribe before the first read: no notification of a watch that read
 	// sets can come before the subscription.
@@ -113,7 +113,7 @@ func (c *Cache) Start() error {
 	}
 	states, stopStates := c.cl.Subscribe()
 	c.phase = started
-	l := newLoop(c, events, states)
+	l := newLoop(c, events, stopEvents, states)
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -141,21 +141,33 @@ func (c *Cache) WaitInitialized(ctx context.Context) error {
 	c.mu.RUnlock()
 	switch {
 	case ph == idle:
-		return ErrNotStarted
+		return errCacheNotStarted
 	case ph == closed, isDone(c.doneCh):
 		// Closed, or the loop ended with the client: ErrClosed, every time
 		// (the select below would pick at random between initCh and doneCh
 		// once both are closed).
-		return ErrClosed
+		return c.closedErr()
 	}
 	select {
 	case <-c.initCh:
 		return nil
 	case <-c.doneCh:
-		return ErrClosed
+		return c.closedErr()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// closedErr is the error of a call on a cache whose loop is over (or never
+// runs again): the cache's own when it was closed, else the client's
+// (the loop ended with the client).
+func (c *Cache) closedErr() error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.phase == closed {
+		return errCacheClosed
+	}
+	return ErrClosed
 }
 
 // Initialized returns a channel that is closed once the first full load is
@@ -240,9 +252,10 @@ func (c *Cache) Len() int {
 
 // Close stops the cache: its reads end, every subscription's channel is
 // closed and listeners get nothing more (Close waits for a listener that is
-// running to return). The view is emptied. Close is idempotent. The server's
-// watches the cache set stay until they fire or the session ends: ZooKeeper
-// 3.8 has no way for go-zookeeper to remove them.
+// running to return). The view is emptied. Close is idempotent. A cache
+// on a persistent watch removes it from the server (within a second: with
+// no connection it stays until the session ends); per-node watches stay
+// until they fire or the session ends.
 func (c *Cache) Close() error {
 	if c == nil || c.cl == nil {
 		return errZero()

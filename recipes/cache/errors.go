@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // The errors of this package. The sentinels shared with package client are
@@ -22,6 +23,16 @@ var (
 	ErrInvalidArgument = client.ErrInvalidArgument
 	// ErrInvalidPath is wrapped by a *client.PathError for a bad cache path.
 	ErrInvalidPath = client.ErrInvalidPath
+)
+
+// The errors of a call on a cache that is closed, not started, or started
+// already: they name the cache and wrap ErrClosed, ErrNotStarted and
+// ErrAlreadyStarted. A call that fails because the client is closed wraps
+// ErrClosed as the client says it.
+var (
+	errCacheClosed         = errs.Named("zkrecipes: cache is closed", ErrClosed)
+	errCacheNotStarted     = errs.Named("zkrecipes: cache is not started", ErrNotStarted)
+	errCacheAlreadyStarted = errs.Named("zkrecipes: cache is already started", ErrAlreadyStarted)
 )
 
 func invalidArg(format string, args ...any) error {

@@ -13,14 +13,19 @@ import (
 // node below the root needs none: its parent's child watch covers it). The
 // channels go-zookeeper returns for those watches are not read: the loop
 // gets every notification from the client's NodeEvents stream.
-func (c *Cache) fetch(ctx context.Context, j job, isRoot bool) reply {
+//
+// Without watch (the persistent mode: one watch covers the subtree) it only reads.
+func (c *Cache) fetch(ctx context.Context, j job, isRoot, watch bool) reply {
 	r := reply{job: j}
 	p := j.e.path
+	if !watch {
+		return c.fetchPlain(ctx, j)
+	}
 	if j.kind == listKids {
-		kids, _, _, err := c.cl.ChildrenW(ctx, p)
+		kids, st, _, err := c.cl.ChildrenW(ctx, p)
 		switch {
 		case err == nil:
-			r.exists, r.kids = true, kids
+			r.exists, r.kids, r.stat = true, kids, *st
 		case errors.Is(err, zk.ErrNoNode):
 		default:
 			r.err = err
@@ -51,4 +56,31 @@ func (c *Cache) fetch(ctx context.Context, j job, isRoot bool) reply {
 			return r
 		}
 	}
+}
+
+// fetchPlain is fetch without watches.
+func (c *Cache) fetchPlain(ctx context.Context, j job) reply {
+	r := reply{job: j}
+	var err error
+	if j.kind == listKids {
+		var st *zk.Stat
+		r.kids, st, err = c.cl.Children(ctx, j.e.path)
+		if err == nil {
+			r.stat = *st
+		}
+	} else {
+		var data []byte
+		var st *zk.Stat
+		data, st, err = c.cl.Get(ctx, j.e.path)
+		if err == nil {
+			r.data, r.stat = data, *st
+		}
+	}
+	switch {
+	case err == nil:
+		r.exists = true
+	case !errors.Is(err, zk.ErrNoNode):
+		r.err = err
+	}
+	return r
 }

@@ -72,9 +72,14 @@ const (
 )
 
 type loop struct {
-	c      *Cache
-	events <-chan zk.Event
-	states <-chan client.StateChange
+	c          *Cache
+	events     <-chan zk.Event // per-node mode's notifications (nil in the persistent mode)
+	stopEvents func()
+	states     <-chan client.StateChange
+
+	// The persistent mode's watch (see persist.go), nil in the per-node mode.
+	watch       *client.PersistentWatch
+	watchEvents <-chan client.WatchEvent
 
 	epoch       uint64
 	epochCtx    context.Context
@@ -92,11 +97,12 @@ type loop struct {
 	initialized bool
 }
 
-func newLoop(c *Cache, events <-chan zk.Event, states <-chan client.StateChange) *loop {
+func newLoop(c *Cache, events <-chan zk.Event, stopEvents func(), states <-chan client.StateChange) *loop {
 	l := &loop{
-		c:         c,
-		events:    events,
-		states:    states,
+		c:          c,
+		events:     events,
+		stopEvents: stopEvents,
+		states:     states,
 		replies:   make(chan reply, c.opt.maxFlight),
 		retryWait: retryMin,
 	}
@@ -113,6 +119,10 @@ func (l *loop) newEpoch() {
 }
 
 func (l *loop) run() {
+	if !l.setupWatch() {
+		return
+	}
+	defer l.removeWatch()
 	defer l.drain()
 	l.schedule(l.c.root, readNode)
 	for {
@@ -130,6 +140,11 @@ func (l *loop) run() {
 				return // the client closed
 			}
 			l.onNotification(ev)
+		case ev, ok := <-l.watchEvents:
+			if !ok {
+				return // the client closed
+			}
+			l.onWatchEvent(ev)
 		case st, ok := <-l.states:
 			if !ok {
 				return
@@ -203,10 +218,11 @@ func (l *loop) pump() {
 		l.inFlight++
 		ctx := l.epochCtx
 		isRoot := j.e == l.c.root
+		watch := l.watch == nil
 		l.c.wg.Add(1)
 		go func() {
 			defer l.c.wg.Done()
-			l.replies <- l.c.fetch(ctx, j, isRoot)
+			l.replies <- l.c.fetch(ctx, j, isRoot, watch)
 		}()
 	}
 }
@@ -267,7 +283,10 @@ func (l *loop) onState(s client.State) {
 		l.c.mu.RUnlock()
 		l.rebuild = true
 	case client.StateConnected, client.StateReconnected:
-		if l.rebuild {
+		// The persistent mode rebuilds on the watch's resync event instead,
+		// which comes once the watch is set on the new session: reads
+		// before it could miss what changes in between.
+		if l.rebuild && l.watch == nil {
 			l.rebuild = false
 			l.readAll()
 		}
@@ -282,7 +301,10 @@ func (l *loop) readAll() {
 		var next []*entry
 		for _, e := range level {
 			l.schedule(e, readNode)
-			if e.live && l.canList(e) {
+			// The persistent mode lists only the nodes whose read shows
+			// their children changed (see applyNode); the per-node mode
+			// lists every one, to set its child watch again.
+			if e.live && l.canList(e) && l.watch == nil {
 				l.schedule(e, listKids)
 			}
 			for _, k := range e.kids {
@@ -312,4 +334,4 @@ func (l *loop) failed(r reply) {
 }
 
 // canList reports whether e's children are cached.
-func (l *loop) canList(e *entry) bool { return e.depth < l.c.opt.maxDepth }
+func (l *loop) canList(e *entry) bool { return int(e.depth) < l.c.opt.maxDepth }

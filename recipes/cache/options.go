@@ -11,6 +11,7 @@ type options struct {
 	noData    bool
 	logger    *slog.Logger
 	maxFlight int
+	perNode   bool // a watch per node even where a persistent watch could serve
 }
 
 // noLimit is maxDepth when every level is cached.
@@ -79,6 +80,17 @@ func WithLogger(l *slog.Logger) Option {
 			return invalidArg("nil logger")
 		}
 		o.logger = l
+		return nil
+	}
+}
+
+// WithWatchPerNode keeps a watch on every cached node, as on a server
+// before ZooKeeper 3.6, even where one persistent recursive watch on the
+// root could serve (see the package documentation). The server then holds
+// about one watch per node (two per node with children) instead of one.
+func WithWatchPerNode() Option {
+	return func(o *options) error {
+		o.perNode = true
 		return nil
 	}
 }

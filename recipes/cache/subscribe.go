@@ -33,7 +33,7 @@ func (c *Cache) Listen(f func(Event)) (remove func(), err error) {
 	}
 	s := c.subscribe()
 	if s == nil {
-		return nil, ErrClosed
+		return nil, c.closedErr()
 	}
 	c.wg.Add(1)
 	go func() {

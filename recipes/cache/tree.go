@@ -14,7 +14,10 @@ import (
 // reading. The rest is the loop's own.
 type entry struct {
 	path   string
-	depth  int // 0 for the root
+	depth  int32 // 0 for the root
+	// kidsCv is the node's cversion as its latest listing saw it: the
+	// persistent mode lists a node again when a read shows it moved.
+	kidsCv int32
 	parent *entry
 	kids   map[string]*entry // by name (a substring of the kid's path); nil while empty
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,8 +124,9 @@ func TestNewArguments(t *testing.T) {
 }
 
 // TestLifecycleErrors: before Start and after Close each call answers
-// with its typed error (no server: Start is never called on a live
-// client here).
+// with its typed error, which says that the cache (not the client) is not
+// started or closed (no server: Start is never called on a live client
+// here).
 func TestLifecycleErrors(t *testing.T) {
 	c, err := client.New(client.WithServers("127.0.0.1:1"))
 	if err != nil {
@@ -139,9 +141,7 @@ func TestLifecycleErrors(t *testing.T) {
 		t.Errorf("Path: %q", ch.Path())
 	}
 	ctx := context.Background()
-	if err := ch.WaitInitialized(ctx); !errors.Is(err, cache.ErrNotStarted) {
-		t.Errorf("WaitInitialized before Start: %v", err)
-	}
+	wantErr(t, "WaitInitialized before Start", ch.WaitInitialized(ctx), cache.ErrNotStarted, "zkrecipes: cache is not started")
 	if _, err := ch.Listen(nil); !errors.Is(err, cache.ErrInvalidArgument) {
 		t.Errorf("Listen(nil): %v", err)
 	}
@@ -151,14 +151,12 @@ func TestLifecycleErrors(t *testing.T) {
 	if err := ch.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if err := ch.Start(); !errors.Is(err, cache.ErrClosed) {
-		t.Errorf("Start after Close: %v", err)
-	}
-	if err := ch.WaitInitialized(ctx); !errors.Is(err, cache.ErrClosed) {
-		t.Errorf("WaitInitialized after Close: %v", err)
-	}
-	if remove, err := ch.Listen(func(cache.Event) {}); !errors.Is(err, cache.ErrClosed) || remove != nil {
-		t.Errorf("Listen after Close: %v", err)
+	wantErr(t, "Start after Close", ch.Start(), cache.ErrClosed, "zkrecipes: cache is closed")
+	wantErr(t, "WaitInitialized after Close", ch.WaitInitialized(ctx), cache.ErrClosed, "zkrecipes: cache is closed")
+	remove, err := ch.Listen(func(cache.Event) {})
+	wantErr(t, "Listen after Close", err, cache.ErrClosed, "zkrecipes: cache is closed")
+	if remove != nil {
+		t.Error("Listen after Close: a remove function")
 	}
 	events, cancel := ch.Events()
 	defer cancel()
@@ -167,5 +165,17 @@ func TestLifecycleErrors(t *testing.T) {
 	}
 	if ch.Len() != 0 || len(ch.Nodes()) != 0 {
 		t.Error("a closed cache has nodes")
+	}
+}
+
+// wantErr fails unless err matches sentinel and says msg, not what the
+// client's sentinels say.
+func wantErr(t *testing.T, what string, err, sentinel error, msg string) {
+	t.Helper()
+	if !errors.Is(err, sentinel) {
+		t.Errorf("%s: %v, want an error matching %v", what, err, sentinel)
+	}
+	if err == nil || !strings.Contains(err.Error(), msg) || strings.Contains(err.Error(), "client is") {
+		t.Errorf("%s: %q, want it to say %q", what, err, msg)
 	}
 }

@@ -28,6 +28,7 @@ type Cache struct {
 	name string
 	path string
 	cc   *cache.Cache
+	errs *lifeErrors // what its errors call it: a service cache, or a provider
 
 	wg       sync.WaitGroup // the pump and the subscribers' goroutines
 	initCh   chan struct{}  // closed after the initial load
@@ -42,7 +43,10 @@ type Cache struct {
 
 // NewCache returns a cache of service name's instances. It does no I/O:
 // Start loads it. Close the Discovery or the cache to stop it.
-func (d *Discovery) NewCache(name string) (*Cache, error) {
+func (d *Discovery) NewCache(name string) (*Cache, error) { return d.newCache(name, cacheErrors) }
+
+// newCache is NewCache, for a cache whose errors say what e says.
+func (d *Discovery) newCache(name string, e *lifeErrors) (*Cache, error) {
 	if err := d.usable(); err != nil {
 		return nil, err
 	}
@@ -54,11 +58,11 @@ func (d *Discovery) NewCache(name string) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
-	ch := &Cache{d: d, name: name, path: p, cc: cc, initCh: make(chan struct{}), doneCh: make(chan struct{}),
+	ch := &Cache{d: d, name: name, path: p, cc: cc, errs: e, initCh: make(chan struct{}), doneCh: make(chan struct{}),
 		instances: map[string]Instance{}}
 	if !d.track(ch) {
 		_ = cc.Close()
-		return nil, ErrClosed
+		return nil, errDiscoveryClosed
 	}
 	return ch, nil
 }
@@ -84,10 +88,10 @@ func (ch *Cache) Start(ctx context.Context) error {
 	switch ch.phase {
 	case started:
 		ch.mu.Unlock()
-		return ErrAlreadyStarted
+		return ch.errs.alreadyStarted
 	case closed:
 		ch.mu.Unlock()
-		return ErrClosed
+		return ch.errs.closed
 	}
 	events, cancel := ch.cc.Events()
 	if err := ch.cc.Start(); err != nil {
@@ -103,10 +107,22 @@ func (ch *Cache) Start(ctx context.Context) error {
 	case <-ch.initCh:
 		return nil
 	case <-ch.doneCh:
-		return ErrClosed
+		return ch.closedErr()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// closedErr is the error of a call on a cache whose pump is over (or never
+// runs again): the cache's own when it was closed, else the client's (the
+// pump ended with the client).
+func (ch *Cache) closedErr() error {
+	ch.mu.RLock()
+	defer ch.mu.RUnlock()
+	if ch.phase == closed {
+		return ch.errs.closed
+	}
+	return ErrClosed
 }
 
 // Initialized returns a channel that is closed once the initial load is
@@ -135,9 +151,9 @@ func (ch *Cache) list() ([]Instance, error) {
 	defer ch.mu.RUnlock()
 	switch ch.phase {
 	case idle:
-		return nil, ErrNotStarted
+		return nil, ch.errs.notStarted
 	case closed:
-		return nil, ErrClosed
+		return nil, ch.errs.closed
 	}
 	if isDone(ch.doneCh) {
 		return nil, ErrClosed // the client closed

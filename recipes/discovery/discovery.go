@@ -85,7 +85,7 @@ func (d *Discovery) usable() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return ErrClosed
+		return errDiscoveryClosed
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // The errors of this package. The sentinels shared with package client are
@@ -77,6 +78,29 @@ func (e *DataError) Error() string {
 
 // Unwrap lets errors.Is(err, ErrBadData) match, and errors.As reach Err.
 func (e *DataError) Unwrap() []error { return []error{ErrBadData, e.Err} }
+
+// errDiscoveryClosed is the error of a call on a closed Discovery: it
+// names it and wraps ErrClosed. A call that fails because the client is
+// closed wraps ErrClosed as the client says it.
+var errDiscoveryClosed = errs.Named("zkrecipes: service discovery is closed", ErrClosed)
+
+// lifeErrors are the errors of a call on a cache or a provider that is
+// closed, not started, or started already: they name it and wrap
+// ErrClosed, ErrNotStarted and ErrAlreadyStarted.
+type lifeErrors struct{ closed, notStarted, alreadyStarted error }
+
+var (
+	cacheErrors = &lifeErrors{
+		closed:         errs.Named("zkrecipes: service cache is closed", ErrClosed),
+		notStarted:     errs.Named("zkrecipes: service cache is not started", ErrNotStarted),
+		alreadyStarted: errs.Named("zkrecipes: service cache is already started", ErrAlreadyStarted),
+	}
+	providerErrors = &lifeErrors{
+		closed:         errs.Named("zkrecipes: service provider is closed", ErrClosed),
+		notStarted:     errs.Named("zkrecipes: service provider is not started", ErrNotStarted),
+		alreadyStarted: errs.Named("zkrecipes: service provider is already started", ErrAlreadyStarted),
+	}
+)
 
 func invalidArg(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))

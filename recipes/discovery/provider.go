@@ -35,7 +35,7 @@ func (d *Discovery) NewProvider(name string, opts ...ProviderOption) (*Provider,
 	if o.strategy == nil {
 		o.strategy = RoundRobin()
 	}
-	ch, err := d.NewCache(name)
+	ch, err := d.newCache(name, providerErrors)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func (d *Discovery) Register(ctx context.Context, inst Instance) error {
 		d.mu.Lock()
 		if d.closed {
 			d.mu.Unlock()
-			return ErrClosed
+			return errDiscoveryClosed
 		}
 		r, had := d.regs[inst.ID]
 		if had {

@@ -30,7 +30,7 @@ func (ch *Cache) Listen(f func(Event)) (remove func(), err error) {
 	}
 	s := ch.subscribe()
 	if s == nil {
-		return nil, ErrClosed
+		return nil, ch.closedErr()
 	}
 	ch.wg.Add(1)
 	go func() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // The errors of this package: package client's sentinels, so errors.Is
@@ -24,6 +25,16 @@ var (
 	// ErrDeletePending is wrapped by the error of a Close whose delete goes
 	// on in the background (see client.DeleteGuaranteed).
 	ErrDeletePending = client.ErrDeletePending
+)
+
+// The errors of a call on a member that is closed, not started, or started
+// already: they name the member and wrap ErrClosed, ErrNotStarted and
+// ErrAlreadyStarted. A call that fails because the client is closed wraps
+// ErrClosed as the client says it.
+var (
+	errMemberClosed         = errs.Named("zkrecipes: group member is closed", ErrClosed)
+	errMemberNotStarted     = errs.Named("zkrecipes: group member is not started", ErrNotStarted)
+	errMemberAlreadyStarted = errs.Named("zkrecipes: group member is already started", ErrAlreadyStarted)
 )
 
 func invalidArg(format string, args ...any) error {

@@ -44,6 +44,10 @@ type Member struct {
 	wg    sync.WaitGroup // Events' translators
 	close sync.Once
 	err   error // Close's
+
+	mu      sync.Mutex
+	started bool // Start succeeded
+	closed  bool // Close was called
 }
 
 // New returns a member with id (a node name: not empty, no '/') and data
@@ -121,6 +125,14 @@ func (m *Member) Start() error {
 	if m.zero() {
 		return errZero()
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.closed:
+		return errMemberClosed
+	case m.started:
+		return errMemberAlreadyStarted
+	}
 	if err := m.view.Start(); err != nil {
 		return err
 	}
@@ -128,7 +140,31 @@ func (m *Member) Start() error {
 		_ = m.view.Close()
 		return err
 	}
+	m.started = true
 	return nil
+}
+
+// usable is nil, or why the member cannot be used now: closed, or (with
+// needStart) not started.
+func (m *Member) usable(needStart bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.closed:
+		return errMemberClosed
+	case needStart && !m.started:
+		return errMemberNotStarted
+	}
+	return nil
+}
+
+// closedOr is err, or the member's own error when err says closed and the
+// member is (its node or cache closed with it, not with the client).
+func (m *Member) closedOr(err error) error {
+	if errors.Is(err, ErrClosed) && m.usable(false) != nil {
+		return errMemberClosed
+	}
+	return err
 }
 
 // WaitJoined waits until the member's node was made (or taken over) and the
@@ -137,10 +173,13 @@ func (m *Member) WaitJoined(ctx context.Context) error {
 	if m.zero() {
 		return errZero()
 	}
-	if err := m.own.WaitForInitialCreate(ctx); err != nil {
+	if err := m.usable(true); err != nil {
 		return err
 	}
-	return m.view.WaitInitialized(ctx)
+	if err := m.own.WaitForInitialCreate(ctx); err != nil {
+		return m.closedOr(err)
+	}
+	return m.closedOr(m.view.WaitInitialized(ctx))
 }
 
 // Members returns the group as last seen: each member's id and data. This
@@ -164,7 +203,10 @@ func (m *Member) SetData(ctx context.Context, data []byte) error {
 	if m.zero() {
 		return errZero()
 	}
-	return m.own.SetData(ctx, data)
+	if err := m.usable(false); err != nil {
+		return err
+	}
+	return m.closedOr(m.own.SetData(ctx, data))
 }
 
 // Events returns a channel that receives every change of the group from now
@@ -230,6 +272,9 @@ func (m *Member) Close(ctx context.Context) error {
 	if m.zero() {
 		return errZero()
 	}
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
 	m.close.Do(func() {
 		viewErr := m.view.Close()
 		m.err = errors.Join(m.own.Close(ctx), viewErr)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // The errors of this package. They are package client's values, so
@@ -26,6 +27,16 @@ var (
 	// ErrDeletePending is wrapped by the error of a Close whose delete of
 	// the node goes on in the background (see client.DeleteGuaranteed).
 	ErrDeletePending = client.ErrDeletePending
+)
+
+// The errors of a call on a node that is closed, not started, or started
+// already: they name the node and wrap ErrClosed, ErrNotStarted and
+// ErrAlreadyStarted. A call that fails because the client is closed wraps
+// ErrClosed as the client says it.
+var (
+	errNodeClosed         = errs.Named("zkrecipes: node is closed", ErrClosed)
+	errNodeNotStarted     = errs.Named("zkrecipes: node is not started", ErrNotStarted)
+	errNodeAlreadyStarted = errs.Named("zkrecipes: node is already started", ErrAlreadyStarted)
 )
 
 func invalidArg(format string, args ...any) error {

@@ -107,9 +107,9 @@ func (n *Node) Start() error {
 	defer n.mu.Unlock()
 	switch n.phase {
 	case closed:
-		return fmt.Errorf("zkrecipes: start node %s: %w", n.base, ErrClosed)
+		return fmt.Errorf("zkrecipes: start node %s: %w", n.base, errNodeClosed)
 	case started:
-		return fmt.Errorf("zkrecipes: start node %s: %w", n.base, ErrAlreadyStarted)
+		return fmt.Errorf("zkrecipes: start node %s: %w", n.base, errNodeAlreadyStarted)
 	}
 	n.phase = started
 	// Subscribe before the first create, so that no state change after it
@@ -169,7 +169,7 @@ func (n *Node) SetData(ctx context.Context, data []byte) error {
 	n.mu.Lock()
 	if n.phase == closed {
 		n.mu.Unlock()
-		return fmt.Errorf("zkrecipes: set data of node %s: %w", n.base, ErrClosed)
+		return fmt.Errorf("zkrecipes: set data of node %s: %w", n.base, errNodeClosed)
 	}
 	n.data = bytes.Clone(data)
 	n.dataGen++
@@ -183,7 +183,7 @@ func (n *Node) SetData(ctx context.Context, data []byte) error {
 	return n.waitFor(ctx, "set data of", func() (bool, error) {
 		switch {
 		case n.phase == closed:
-			return true, ErrClosed
+			return true, errNodeClosed
 		case n.written >= gen, !n.present, n.phase == idle:
 			return true, nil
 		case n.failure != nil && n.failGen >= gen:
@@ -209,11 +209,11 @@ func (n *Node) WaitForInitialCreate(ctx context.Context) error {
 	return n.waitFor(ctx, "wait for the creation of", func() (bool, error) {
 		switch {
 		case n.phase == closed:
-			return true, ErrClosed
+			return true, errNodeClosed
 		case n.created:
 			return true, nil
 		case n.phase == idle:
-			return true, ErrNotStarted
+			return true, errNodeNotStarted
 		case n.failure != nil:
 			return true, n.failure
 		}

@@ -10,8 +10,10 @@ import (
 // The errors of this package. Those taken from package client are the same
 // values, so errors.Is works whichever package a caller names.
 var (
-	// ErrNoLeases is returned by TryAcquire when no lease is free.
-	ErrNoLeases = errors.New("zkrecipes: no lease is free")
+	// ErrNoLeases is returned by TryAcquire when no lease is free. It
+	// also matches client.ErrBusy, by which the client's hooks tell a try
+	// that found no room from a failed one.
+	ErrNoLeases error = busyError("zkrecipes: no lease is free")
 	// ErrNotHeld is returned by a Lease's Release and Token once the lease
 	// was released.
 	ErrNotHeld = errors.New("zkrecipes: lease is not held (released)")
@@ -44,6 +46,14 @@ var (
 	// background (see client.DeleteGuaranteed).
 	ErrDeletePending = client.ErrDeletePending
 )
+
+// busyError is a sentinel that also matches client.ErrBusy.
+type busyError string
+
+func (e busyError) Error() string { return string(e) }
+
+// Is lets errors.Is(err, client.ErrBusy) match.
+func (busyError) Is(target error) bool { return target == client.ErrBusy }
 
 // MaxConflictError is an acquire's error when WithLimitCheck finds that the
 // semaphore's users disagree on its limit. It wraps ErrMaxConflict.

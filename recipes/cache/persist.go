@@ -1,0 +1,113 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// The persistent mode: a cache of a whole subtree (no depth limit) on a
+// server with persistent watches (ZooKeeper 3.6+) sets one persistent
+// recursive watch on its root, before its first read, instead of a watch
+// per node. Reads then set no watch. The watch tells of every node created,
+// deleted or changed under the root, and each event is, as in the per-node
+// mode, only a reason to read (see loop.go):
+//   - a change or deletion of a known node reads the node;
+//   - a node created under a live parent becomes a placeholder to read, as
+//     a listing would make it; but while a listing of the parent is in
+//     flight (its reply may predate the create, and would drop the
+//     placeholder), the parent is listed again after it instead.
+// The watch gives no children-changed events: a listing is only needed on
+// the first load, for a node made again, and after a resync.
+//
+// After a lost connection the server sets the watch again but replays
+// nothing: the client then sends a resync event, and the cache reads and
+// lists everything again, keeping only the differences, as Curator's
+// CuratorCache does. Close removes the watch from the server.
+
+// removeWithin bounds Close's removal of the watch: with no connection it
+// stays on the server until the session ends.
+const removeWithin = time.Second
+
+// setupWatch sets the persistent watch when the cache can use one, and
+// stops the per-node notifications then. It reports false when the cache
+// is closing. On a server without persistent watches, or if setting it
+// fails otherwise, the cache keeps its per-node watches.
+func (l *loop) setupWatch() bool {
+	c := l.c
+	if c.opt.maxDepth != noLimit || c.opt.perNode {
+		return true
+	}
+	w, err := c.cl.AddWatch(c.stopCtx, c.path, true)
+	switch {
+	case err == nil:
+		l.watch = w
+		l.watchEvents = w.Events()
+		l.stopEvents()
+		l.events = nil
+		return true
+	case c.stopCtx.Err() != nil, errors.Is(err, client.ErrClosed):
+		return false
+	case errors.Is(err, client.ErrWatchUnsupported):
+		c.log.Debug("zkrecipes: cache: the server has no persistent watches; a watch per node", "path", c.path)
+	default:
+		c.log.Warn("zkrecipes: cache: could not set its persistent watch; a watch per node instead", "path", c.path, "error", err)
+	}
+	return true
+}
+
+// removeWatch removes the persistent watch, if any, from the server.
+func (l *loop) removeWatch() {
+	if l.watch == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), removeWithin)
+	defer cancel()
+	if err := l.watch.Remove(ctx); err != nil {
+		l.c.log.Debug("zkrecipes: cache: its persistent watch stays on the server until the session ends", "path", l.c.path, "error", err)
+	}
+}
+
+// onWatchEvent turns an event of the persistent watch into reads.
+func (l *loop) onWatchEvent(ev client.WatchEvent) {
+	if ev.Resync {
+		l.rebuild = false
+		l.readAll()
+		return
+	}
+	c := l.c
+	c.mu.RLock()
+	e := c.index[ev.Path]
+	var parent *entry
+	if e == nil && ev.Type == zk.EventNodeCreated && ev.Path != c.path {
+		parent = c.index[parentPath(ev.Path)]
+	}
+	c.mu.RUnlock()
+	switch {
+	case e != nil:
+		l.schedule(e, readNode)
+	case parent == nil || !parent.live || parent.gone || !l.canList(parent):
+		// Unknown parent: its own read or listing, still to come, finds
+		// this node.
+	case parent.kidsBusy:
+		l.schedule(parent, listKids) // after the listing in flight
+	default:
+		l.addKid(parent, ev.Path[len(childPath(parent.path, "")):])
+	}
+}
+
+// parentPath is the path of p's parent ("/" for a node under the root).
+func parentPath(p string) string {
+	i := len(p) - 1
+	for i > 0 && p[i] != '/' {
+		i--
+	}
+	if i == 0 {
+		return "/"
+	}
+	return p[:i]
+}
