@@ -103,8 +103,8 @@ func newLoop(c *Cache, events <-chan zk.Event, stopEvents func(), states <-chan 
 		events:     events,
 		stopEvents: stopEvents,
 		states:     states,
-		replies:   make(chan reply, c.opt.maxFlight),
-		retryWait: retryMin,
+		replies:    make(chan reply, c.opt.maxFlight),
+		retryWait:  retryMin,
 	}
 	l.newEpoch()
 	return l

@@ -13,8 +13,8 @@ import (
 // loop's goroutine with Cache.mu held for writing; readers hold it for
 // reading. The rest is the loop's own.
 type entry struct {
-	path   string
-	depth  int32 // 0 for the root
+	path  string
+	depth int32 // 0 for the root
 	// kidsCv is the node's cversion as its latest listing saw it: the
 	// persistent mode lists a node again when a read shows it moved.
 	kidsCv int32
