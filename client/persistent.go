@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -12,8 +13,8 @@ import (
 )
 
 // ErrWatchUnsupported is returned by AddWatch when the server (before
-// ZooKeeper 3.6) has no persistent watches.
-var ErrWatchUnsupported = errors.New("zkrecipes: the server has no persistent watches (ZooKeeper 3.6+)")
+// ZooKeeper 3.6) has no persistent watches. It wraps ErrUnsupported.
+var ErrWatchUnsupported = fmt.Errorf("%w: persistent watches (ZooKeeper 3.6+)", ErrUnsupported)
 
 // WatchEvent is one event of a persistent watch (see AddWatch).
 type WatchEvent struct {

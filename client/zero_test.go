@@ -59,6 +59,12 @@ func TestZeroClient(t *testing.T) {
 			return typed("Do", err)
 		},
 		"Get": func() error { _, _, err := c.Get(ctx, "/x"); return typed("Get", err) },
+		"Ephemerals": func() error { _, err := c.Ephemerals(ctx, "/"); return typed("Ephemerals", err) },
+		"CountDescendants": func() error {
+			_, err := c.CountDescendants(ctx, "/")
+			return typed("CountDescendants", err)
+		},
+		"WhoAmI": func() error { _, err := c.WhoAmI(ctx); return typed("WhoAmI", err) },
 		"AddWatch": func() error {
 			w, err := c.AddWatch(ctx, "/x", true)
 			if w != nil {

@@ -160,3 +160,37 @@ func TestClientPersistentWatchAcrossFaults(t *testing.T) {
 	pwExpect(t, w, zk.EventNodeDataChanged, "/tree/a")
 	require.NoError(t, w.Remove(ctx))
 }
+
+// TestClientNewerRequests: getEphemerals, getAllChildrenNumber and whoAmI
+// (ZooKeeper 3.6/3.7), through the namespace.
+func TestClientNewerRequests(t *testing.T) {
+	noLeaks(t)
+	c := connect(t, clientOpts{ns: namespace(t), extra: []client.Option{client.WithDigestAuth("ops", "pw")}})
+	other := connect(t, clientOpts{ns: namespace(t)})
+	ctx := ctxT(t, 30*time.Second)
+	for _, p := range []string{"/a", "/a/b", "/a/b/c"} {
+		_, err := c.Create(ctx, p, nil, 0)
+		require.NoError(t, err)
+	}
+	e1, err := c.Create(ctx, "/a/e1", nil, zk.FlagEphemeral)
+	require.NoError(t, err)
+	e2, err := c.Create(ctx, "/a/b/e2", nil, zk.FlagEphemeral)
+	require.NoError(t, err)
+	_, err = other.Create(ctx, "/theirs", nil, zk.FlagEphemeral)
+	require.NoError(t, err)
+
+	eph, err := c.Ephemerals(ctx, "/")
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{e1, e2}, eph, "the session's ephemerals, relative to the namespace")
+	eph, err = c.Ephemerals(ctx, "/a/b")
+	require.NoError(t, err)
+	require.Equal(t, []string{e2}, eph)
+
+	n, err := c.CountDescendants(ctx, "/a")
+	require.NoError(t, err)
+	require.Equal(t, 4, n, "b, c, e1 and e2 under /a")
+
+	ids, err := c.WhoAmI(ctx)
+	require.NoError(t, err)
+	require.Contains(t, ids, client.Identity{Scheme: "digest", User: "ops"})
+}

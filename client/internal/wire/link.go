@@ -305,7 +305,9 @@ func (l *link) read() error {
 				err = codeError(h.err)
 			}
 			if d.err != nil {
-				r.finish(h.zxid, d.err)
+				// The connection goes: the request's outcome is unknown, as
+				// after any lost connection (and as retryable).
+				r.finish(h.zxid, errors.Join(ErrConnectionClosed, d.err))
 				return d.err
 			}
 			r.finish(h.zxid, err)
