@@ -58,7 +58,7 @@ func TestZeroClient(t *testing.T) {
 			}
 			return typed("Do", err)
 		},
-		"Get": func() error { _, _, err := c.Get(ctx, "/x"); return typed("Get", err) },
+		"Get":        func() error { _, _, err := c.Get(ctx, "/x"); return typed("Get", err) },
 		"Ephemerals": func() error { _, err := c.Ephemerals(ctx, "/"); return typed("Ephemerals", err) },
 		"CountDescendants": func() error {
 			_, err := c.CountDescendants(ctx, "/")
