@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -151,7 +152,7 @@ its session lives). Exit 0 when nothing is found, 1 when something is. JSON
 					return opErr(root, err)
 				}
 				findings = append(findings, busySessions(sessions, o.many)...)
-				session = sessionLine(ctx, c)
+				session = sessionLine(ctx, c) + "\n" + scopeLine(ctx, c, root)
 				return nil
 			})
 			if err != nil {
@@ -175,6 +176,25 @@ its session lives). Exit 0 when nothing is found, 1 when something is. JSON
 	cmd.Flags().IntVar(&o.many, "many", 100, "report sessions owning more than this many recipe nodes (0: never)")
 	addJSON(cmd, g)
 	return cmd
+}
+
+// scopeLine says how many nodes doctor looked at under root (one
+// getAllChildrenNumber request, ZooKeeper 3.6+) and who the server takes
+// its session for (whoAmI, 3.7+): "-" for what the server cannot tell.
+func scopeLine(ctx context.Context, c clientAPI, root string) string {
+	nodes := "-"
+	if n, err := c.CountDescendants(ctx, root); err == nil {
+		nodes = fmt.Sprint(n)
+	}
+	who := "-"
+	if ids, err := c.WhoAmI(ctx); err == nil && len(ids) > 0 {
+		parts := make([]string, 0, len(ids))
+		for _, id := range ids {
+			parts = append(parts, id.Scheme+":"+id.User)
+		}
+		who = strings.Join(parts, ",")
+	}
+	return fmt.Sprintf("nodes under %s %s  authenticated as %s", root, nodes, who)
 }
 
 // sessionLine describes doctor's own session: what the client knows of it.
