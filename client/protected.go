@@ -23,6 +23,10 @@ type ProtectedNode struct {
 	// Session is the session the node was created in: for an ephemeral node,
 	// the node lives at most as long as it does.
 	Session *Session
+	// Stat is the node's stat as created, when the server told it (a
+	// ReplaceProtected's transaction on ZooKeeper 3.9+, whose multi returns
+	// create2 results); nil otherwise.
+	Stat *zk.Stat
 }
 
 // CreateProtected creates a node under path's parent named, as Curator names
@@ -112,7 +116,7 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		if err != nil {
 			return err
 		}
-		node = ProtectedNode{Path: c.rel(r.path), Session: sess}
+		node = ProtectedNode{Path: c.rel(r.path), Session: sess, Stat: r.stat}
 		replaced = r.replaced
 		return nil
 	})
@@ -157,9 +161,10 @@ type protectedStep struct {
 
 // stepResult is what an attempt of CreateProtected learnt.
 type stepResult struct {
-	path         string // absolute path of the node made or found, on success
-	maybeCreated bool   // on failure: a node may exist that no one knows of
-	replaced     bool   // on success: the step's transaction also deleted s.replace
+	path         string   // absolute path of the node made or found, on success
+	stat         *zk.Stat // the node's stat as created, when the server said
+	maybeCreated bool     // on failure: a node may exist that no one knows of
+	replaced     bool     // on success: the step's transaction also deleted s.replace
 }
 
 // createStep looks for the node an earlier attempt may have made (when
@@ -185,7 +190,7 @@ func (c *Client) createStep(conn *wire.Conn, s protectedStep) (stepResult, error
 			&zk.CreateRequest{Path: s.target, Data: s.data, Acl: c.aclFor(s.target), Flags: s.flags})
 		switch {
 		case err == nil && len(res) == 2:
-			return stepResult{path: res[1].String, replaced: true}, nil
+			return stepResult{path: res[1].String, stat: res[1].Stat, replaced: true}, nil
 		case err == nil || c.retryable(err):
 			// The transaction may have committed unseen: the next
 			// attempt searches, and the caller deletes s.replace.

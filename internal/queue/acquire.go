@@ -93,6 +93,11 @@ func (q *Queue) attempt(ctx context.Context, req Request) (*Held, error) {
 // until it holds, or clean up.
 func (q *Queue) waitOn(ctx context.Context, req Request, node client.ProtectedNode) (*Held, error) {
 	w := &waiter{q: q, req: req, node: node, name: path.Base(node.Path), token: req.Token}
+	if w.token == 0 && node.Stat != nil && node.Session != nil && node.Stat.EphemeralOwner == node.Session.ID() {
+		// The create's own reply told the czxid (a requeue's transaction on
+		// ZooKeeper 3.9+): ReadOwn's read has nothing to add.
+		w.token = node.Stat.Czxid
+	}
 	w.readOwn(ctx)
 	if req.Session != nil && node.Session != req.Session {
 		w.abandon()
