@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,9 @@ func init() {
 		Recipe:   "cache",
 		Capacity: Capacity{Units: MaxParts}, // a cache holds nothing: every "grant" fits
 		Dirs:     []string{CacheDir},
+		// The caches' persistent watches go out again in SetWatches2 on
+		// every reconnect: cut that request too.
+		Kinds: append(slices.Clone(AllKinds), CutSetWatches, CutSetWatches),
 		Start: func(ctx context.Context, c *client.Client, p Part) (func(context.Context), error) {
 			w, err := StartCacheWorker(ctx, c, p)
 			if err != nil {

@@ -34,6 +34,11 @@ const (
 	DropChildren    Kind = "drop-children"
 	DropDelete      Kind = "drop-delete"
 	DropSetData     Kind = "drop-set"    // the reply to the next setData is lost (not in AllKinds: a workload asks for it)
+	// CutSetWatches cuts the link, shorter than the session timeout, with
+	// the reconnect's SetWatches (or SetWatches2) request cut midway by the
+	// link as it is written: the connection after it must set the watches
+	// again (not in AllKinds: a workload with watches asks for it).
+	CutSetWatches Kind = "cut-setwatches"
 	ServerPause     Kind = "pause"       // SIGSTOP one server, then SIGCONT
 	ServerKill      Kind = "kill"        // SIGKILL one server, then start it again
 	ServerStop      Kind = "stop"        // stop one server gracefully, then start it again
@@ -153,7 +158,7 @@ func (e *Engine) span(rng *rand.Rand, k Kind) time.Duration {
 	t := float64(e.Session)
 	var f float64
 	switch k {
-	case CutShort, BlackholeShort:
+	case CutShort, BlackholeShort, CutSetWatches:
 		f = 0.1 + 0.4*rng.Float64() // 0.1–0.5 T
 	case CutAround, BlackholeAround:
 		f = 0.8 + 0.4*rng.Float64() // 0.8–1.2 T
@@ -225,6 +230,18 @@ func (e *Engine) apply(ctx context.Context, rng *rand.Rand, k Kind, wg *sync.Wai
 			}
 		}()
 		return
+	case CutSetWatches:
+		fired := tg.Link.CutDuring(faultlink.OpSetWatches, faultlink.OpSetWatches2)
+		tg.Link.Cut()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-fired:
+				e.note(fmt.Sprintf("%s: the reconnect's setWatches cut on %s", k, tg.Name))
+			case <-ctx.Done():
+			}
+		}()
 	case CutShort, CutAround, CutLong:
 		tg.Link.Cut()
 	default:

@@ -157,6 +157,17 @@ func (c *proxyConn) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	for i, f := range c.frames {
+		if k := c.link.takeCut(f.op); k != nil {
+			c.muted.Store(true)
+			n, err := c.Conn.Write(p[:max(0, f.end-1)])
+			c.countSent(c.frames[:i], n)
+			close(k.fired)
+			_ = c.Close()
+			if err == nil {
+				err = &net.OpError{Op: "write", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: net.ErrClosed}
+			}
+			return n, err
+		}
 		d := c.link.takeDrop(f.op)
 		if d == nil {
 			continue

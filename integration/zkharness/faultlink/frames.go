@@ -23,6 +23,8 @@ const (
 	OpClose           int32 = -11
 	OpSetAuth         int32 = 100
 	OpSetWatches      int32 = 101
+	OpSetWatches2     int32 = 105
+	OpAddWatch        int32 = 106
 )
 
 // frame is one complete request seen in the client's byte stream: its

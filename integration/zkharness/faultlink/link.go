@@ -62,6 +62,7 @@ type Link struct {
 	conns    map[*proxyConn]struct{}
 	drops    []*dropFault
 	holds    []*holdFault
+	cuts     []*cutFault
 	requests map[int32]int64
 	dials    int64
 }
@@ -78,6 +79,9 @@ func (a *armed) matches(op int32) bool { return len(a.ops) == 0 || slices.Contai
 
 // dropFault is one armed DropReplyTo fault.
 type dropFault struct{ armed }
+
+// cutFault is one armed CutDuring fault.
+type cutFault struct{ armed }
 
 // holdFault is one armed HoldRequest fault.
 type holdFault struct {
@@ -379,17 +383,36 @@ func (l *Link) HoldRequest(ops ...int32) (fired <-chan struct{}, release func())
 	return h.fired, func() { h.once.Do(func() { close(h.release) }) }
 }
 
+// CutDuring arms a one-shot fault: the next request the client writes with
+// one of ops (any request at all when ops is empty), on any connection of
+// this link, is cut off midway: the link passes all of it to the server but
+// its last byte, then closes the connection, as a link that fails while the
+// request is being written. A request that starts in an earlier write has
+// its beginning sent already. fired is closed when the fault fires.
+// Disarm disarms cut faults that have not fired too.
+func (l *Link) CutDuring(ops ...int32) (fired <-chan struct{}) {
+	k := &cutFault{armed{ops: slices.Clone(ops), fired: make(chan struct{})}}
+	l.mu.Lock()
+	l.initLocked()
+	l.cuts = append(l.cuts, k)
+	l.mu.Unlock()
+	return k.fired
+}
+
+// takeCut disarms and returns the oldest armed cut fault matching op, if any.
+func (l *Link) takeCut(op int32) *cutFault { return takeArmed(l, &l.cuts, op) }
+
 // takeHold disarms and returns the oldest armed hold fault matching op, if
 // any.
 func (l *Link) takeHold(op int32) *holdFault { return takeArmed(l, &l.holds, op) }
 
-// Disarm disarms every DropReplyTo fault that has not fired yet (their
-// channels stay open) and returns how many there were.
+// Disarm disarms every DropReplyTo and CutDuring fault that has not fired
+// yet (their channels stay open) and returns how many there were.
 func (l *Link) Disarm() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := len(l.drops)
-	l.drops = nil
+	n := len(l.drops) + len(l.cuts)
+	l.drops, l.cuts = nil, nil
 	return n
 }
 

@@ -883,3 +883,42 @@ func TestLinkHoldRequest(t *testing.T) {
 	}
 	s.expectNothing()
 }
+
+// TestLinkCutDuring: the armed request reaches the server all but its last
+// byte, then the connection closes; other requests pass; the fault is
+// one-shot, and Disarm disarms one that never fired.
+func TestLinkCutDuring(t *testing.T) {
+	s := linkTestSetup(t)
+	l := New()
+	defer l.Close()
+	c := linkTestHandshake(t, l, s)
+
+	fired := l.CutDuring(OpSetWatches2)
+	get := linkTestRequest(1, OpGetData, "/a")
+	linkTestWrite(t, c, get)
+	if got := s.next(); !bytes.Equal(got.raw, get) {
+		t.Fatalf("server got %x, want the getData %x", got.raw, get)
+	}
+	sw := linkTestRequest(2, OpSetWatches2, "/watched")
+	if _, err := c.Write(sw); err == nil {
+		t.Fatal("the cut write returned no error")
+	}
+	select {
+	case <-fired:
+	case <-time.After(linkTestWait):
+		t.Fatal("fault channel not closed")
+	}
+	s.expectNothing() // the server never got the whole frame
+	if got := l.Requests(OpSetWatches2); got != 0 {
+		t.Fatalf("Requests(OpSetWatches2) = %d for a cut request, want 0", got)
+	}
+	// The client's side of the link is closed.
+	if _, err := c.Read(make([]byte, 1)); err == nil {
+		t.Fatal("a read after the cut succeeded")
+	}
+
+	l.CutDuring(OpSetWatches2)
+	if n := l.Disarm(); n != 1 {
+		t.Fatalf("Disarm = %d, want the one cut fault", n)
+	}
+}
