@@ -33,16 +33,16 @@ const (
 	DropCreate      Kind = "drop-create" // the reply to the next create (or multi) is lost
 	DropChildren    Kind = "drop-children"
 	DropDelete      Kind = "drop-delete"
-	DropSetData     Kind = "drop-set"    // the reply to the next setData is lost (not in AllKinds: a workload asks for it)
+	DropSetData     Kind = "drop-set" // the reply to the next setData is lost (not in AllKinds: a workload asks for it)
 	// CutSetWatches cuts the link, shorter than the session timeout, with
 	// the reconnect's SetWatches (or SetWatches2) request cut midway by the
 	// link as it is written: the connection after it must set the watches
 	// again (not in AllKinds: a workload with watches asks for it).
 	CutSetWatches Kind = "cut-setwatches"
-	ServerPause     Kind = "pause"       // SIGSTOP one server, then SIGCONT
-	ServerKill      Kind = "kill"        // SIGKILL one server, then start it again
-	ServerStop      Kind = "stop"        // stop one server gracefully, then start it again
-	RestartAll      Kind = "restart-all" // stop every server, then start them all
+	ServerPause   Kind = "pause"       // SIGSTOP one server, then SIGCONT
+	ServerKill    Kind = "kill"        // SIGKILL one server, then start it again
+	ServerStop    Kind = "stop"        // stop one server gracefully, then start it again
+	RestartAll    Kind = "restart-all" // stop every server, then start them all
 )
 
 // AllKinds lists every kind the engine draws from by default.
