@@ -149,6 +149,25 @@ func runResult[T any](c *Client, ctx context.Context, fn func(conn *wire.Conn) (
 	return out, err
 }
 
+// runOne is runResult for an fn that is one request made with the ctx it is
+// given: the connection returns at once when ctx ends (the request goes on
+// and its late reply is dropped), so fn runs on the caller's goroutine, with
+// no goroutine and no copy of its data. A closed client fails it with the
+// connection's zk.ErrClosing, which Do reports as ErrClosed.
+func runOne[T any](c *Client, ctx context.Context, fn func(ctx context.Context, conn *wire.Conn) (T, error)) (T, error) {
+	var out T
+	err := c.Do(ctx, func(ctx context.Context) error {
+		conn, _, err := c.connUp(ctx)
+		if err != nil {
+			return err
+		}
+		v, err := fn(ctx, conn)
+		out = v
+		return err
+	})
+	return out, err
+}
+
 // errAbandoned is wrapped (with ctx's error) by await's error when ctx ended
 // before fn returned. Do turns it into its usual "ctx ended" error, so it
 // never reaches a caller.

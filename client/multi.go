@@ -38,8 +38,8 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 			return nil, err
 		}
 	}
-	out, err := runResult(c, ctx, func(conn *wire.Conn) ([]zk.MultiResponse, error) {
-		return conn.Multi(bg, abs...)
+	out, err := runOne(c, ctx, func(ctx context.Context, conn *wire.Conn) ([]zk.MultiResponse, error) {
+		return conn.Multi(ctx, abs...)
 	})
 	for i := range out {
 		if out[i].String != "" {

@@ -62,8 +62,8 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := runResult(c, ctx, func(conn *wire.Conn) (readReply, error) {
-		data, st, err := conn.Get(bg, full)
+	r, err := runOne(c, ctx, func(ctx context.Context, conn *wire.Conn) (readReply, error) {
+		data, st, err := conn.Get(ctx, full)
 		return readReply{data: data, stat: st}, err
 	})
 	return r.data, r.stat, aclErr("get", path, err)
@@ -78,8 +78,8 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-cha
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := runResult(c, ctx, func(conn *wire.Conn) (readReply, error) {
-		data, st, ch, err := conn.GetW(bg, full)
+	r, err := runOne(c, ctx, func(ctx context.Context, conn *wire.Conn) (readReply, error) {
+		data, st, ch, err := conn.GetW(ctx, full)
 		return readReply{data: data, stat: st, watch: ch}, err
 	})
 	return r.data, r.stat, r.watch, aclErr("get", path, err)
@@ -93,9 +93,8 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 	if err != nil {
 		return nil, err
 	}
-	data = detach(ctx, data)
-	st, err := runResult(c, ctx, func(conn *wire.Conn) (*zk.Stat, error) {
-		return conn.Set(bg, full, data, version)
+	st, err := runOne(c, ctx, func(ctx context.Context, conn *wire.Conn) (*zk.Stat, error) {
+		return conn.Set(ctx, full, data, version)
 	})
 	return st, aclErr("set", path, err)
 }
@@ -106,8 +105,8 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *zk.Stat, error
 	if err != nil {
 		return false, nil, err
 	}
-	r, err := runResult(c, ctx, func(conn *wire.Conn) (readReply, error) {
-		ok, st, err := conn.Exists(bg, full)
+	r, err := runOne(c, ctx, func(ctx context.Context, conn *wire.Conn) (readReply, error) {
+		ok, st, err := conn.Exists(ctx, full)
 		return readReply{ok: ok, stat: st}, err
 	})
 	return r.ok, r.stat, aclErr("exists", path, err)
@@ -120,8 +119,8 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, <-ch
 	if err != nil {
 		return false, nil, nil, err
 	}
-	r, err := runResult(c, ctx, func(conn *wire.Conn) (readReply, error) {
-		ok, st, ch, err := conn.ExistsW(bg, full)
+	r, err := runOne(c, ctx, func(ctx context.Context, conn *wire.Conn) (readReply, error) {
+		ok, st, ch, err := conn.ExistsW(ctx, full)
 		return readReply{ok: ok, stat: st, watch: ch}, err
 	})
 	return r.ok, r.stat, r.watch, aclErr("exists", path, err)
@@ -133,8 +132,8 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat,
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := runResult(c, ctx, func(conn *wire.Conn) (readReply, error) {
-		kids, st, err := conn.Children(bg, full)
+	r, err := runOne(c, ctx, func(ctx context.Context, conn *wire.Conn) (readReply, error) {
+		kids, st, err := conn.Children(ctx, full)
 		return readReply{kids: kids, stat: st}, err
 	})
 	return r.kids, r.stat, aclErr("children", path, err)
@@ -147,8 +146,8 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := runResult(c, ctx, func(conn *wire.Conn) (readReply, error) {
-		kids, st, ch, err := conn.ChildrenW(bg, full)
+	r, err := runOne(c, ctx, func(ctx context.Context, conn *wire.Conn) (readReply, error) {
+		kids, st, ch, err := conn.ChildrenW(ctx, full)
 		return readReply{kids: kids, stat: st, watch: ch}, err
 	})
 	return r.kids, r.stat, r.watch, aclErr("children", path, err)
@@ -163,7 +162,10 @@ func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 	if err != nil {
 		return err
 	}
-	return aclErr("delete", path, c.run(ctx, func(conn *wire.Conn) error { return conn.Delete(bg, full, version) }))
+	_, err = runOne(c, ctx, func(ctx context.Context, conn *wire.Conn) (struct{}, error) {
+		return struct{}{}, conn.Delete(ctx, full, version)
+	})
+	return aclErr("delete", path, err)
 }
 
 // DeleteIfExists deletes a node, treating "already gone" as success.
