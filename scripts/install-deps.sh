@@ -1,10 +1,25 @@
 #!/usr/bin/env bash
 # Installs what zkrecipes' tests and examples need on a fresh Debian machine
 # (as root): Debian's zookeeper package (the local-process backend, and Java),
-# and Curator's jars (recipes and curator-x-discovery) for the Go/Java
-# interoperability tests. Idempotent: does
-# nothing when everything is present.
+# Curator's jars (recipes and curator-x-discovery) for the Go/Java
+# interoperability tests, and the jars of the other ZooKeeper versions the
+# local backend runs (scripts/fetch-zk-jars.sh: 3.9.3, and 3.4.13 without
+# addWatch). Idempotent: does nothing when everything is present.
 set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+# zk_versions fetches the other servers' jars once Debian's zookeeper is in
+# place (their dependencies are its jars). 3.9.3 is required: scripts/test.sh
+# runs suites on it. 3.4.13 comes from bullseye, which may leave Debian's
+# archive one day: its failure only warns here (the harness's test of it then
+# fails, naming the fetch to run).
+zk_versions() {
+	bash fetch-zk-jars.sh 3.9.3 || {
+		echo "install-deps: ERROR: ZooKeeper 3.9.3's jars could not be fetched" >&2
+		exit 1
+	}
+	bash fetch-zk-jars.sh 3.4.13 || echo "install-deps: WARNING: ZooKeeper 3.4.13's jars could not be fetched" >&2
+}
 
 need=()
 command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
@@ -15,6 +30,7 @@ command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
 
 if [ ${#need[@]} -eq 0 ]; then
 	echo "install-deps: zookeeper, java and curator are present"
+	zk_versions
 	exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -24,4 +40,5 @@ fi
 echo "install-deps: installing ${need[*]}"
 apt-get update -q >/dev/null
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >/dev/null
+zk_versions
 echo "install-deps: done"

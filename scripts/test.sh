@@ -11,7 +11,10 @@
 #      integration/securityit, so they run on both);
 #   4. go vet and every test with -race of each module under contrib/ (the
 #      metrics and tracing adapters, with go.mod files of their own), on the
-#      local-process backend.
+#      local-process backend;
+#   5. the wire, cache and election suites (and the persistent watches'
+#      tests) again with -race on ZooKeeper 3.9.3, the local backend with the
+#      jars scripts/install-deps.sh fetched (ZK_VERSION; about 2.5 minutes).
 # If no Docker engine can be had, it says so loudly and runs everything on the
 # local backend instead. A skipped test fails the run: nothing may be skipped.
 set -uo pipefail
@@ -78,6 +81,12 @@ for dir in "${contrib[@]}"; do
 	echo "test: go test -race ./... in $dir with ZK_BACKEND=local"
 	(cd "$dir" && ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./...) >>"$log" 2>&1 || status=1
 done
+
+# Issue 27: the same suites on ZooKeeper 3.9 as on Debian's 3.8.
+echo "test: wire, cache and election suites on ZooKeeper 3.9.3 (ZK_VERSION, local backend)"
+ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v ./client/internal/wire/ ./integration/cacheit/ >>"$log" 2>&1 || status=1
+ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v \
+	-run '^(TestElection|TestLatch|TestRun|TestClientPersistent)' ./integration/ >>"$log" 2>&1 || status=1
 
 grep -hE "zkharness: backend=[a-z]+ .*servers=[0-9]+ addrs=" "$log" | sed 's/^.*zkharness: /test: served by: /' | sort | uniq -c
 grep -E '^(ok|FAIL|---)[[:space:]]' "$log" | grep -v -- '--- PASS' || true

@@ -119,7 +119,7 @@ func launch(ctx context.Context, cfg config) (Backend, driver, endpoints, error)
 		d, eps, err := startDocker(ctx, cfg, cli)
 		return BackendDocker, d, eps, err
 	case BackendLocal:
-		lc, err := localAvailable()
+		lc, err := localAvailable(cfg.version)
 		if err != nil {
 			return "", nil, endpoints{}, fmt.Errorf("%w: local backend requested: %w", ErrNoBackend, err)
 		}
@@ -132,7 +132,7 @@ func launch(ctx context.Context, cfg config) (Backend, driver, endpoints, error)
 		return BackendDocker, d, eps, err
 	}
 	cfg.logger.Info("zkharness: docker backend unavailable, trying local", "reason", dockerErr.Error())
-	lc, localErr := localAvailable()
+	lc, localErr := localAvailable(cfg.version)
 	if localErr != nil {
 		return "", nil, endpoints{}, fmt.Errorf("%w: docker: %w; local: %w", ErrNoBackend, dockerErr, localErr)
 	}

@@ -26,6 +26,20 @@
 // process group and temporary directory holding zoo.cfg, the data and the
 // server's log.
 //
+// # Versions
+//
+// The local backend runs DefaultVersion, Debian bookworm's 3.8.0, unless
+// WithVersion or ZK_VERSION names another: Version39 (3.9.3) or Version34
+// (3.4.13, a server without addWatch, create2, containers or TTL nodes),
+// whose jars scripts/install-deps.sh fetches from Debian's archive
+// (scripts/fetch-zk-jars.sh) into VersionsDir. Another version forces the
+// local backend; the docker backend's version is its image's. So a whole
+// package's tests run on 3.9 with
+//
+//	ZK_BACKEND=local ZK_VERSION=3.9.3 go test ./client/internal/wire/
+//
+// and Cluster.ServerVersion asks a server which version it runs.
+//
 // Without WithBackend, ZK_BACKEND chooses: "docker" or "local" force that
 // backend (an unavailable forced backend is an error wrapping ErrNoBackend,
 // never a silent fallback); empty or "auto" takes docker when an engine
@@ -39,6 +53,8 @@
 //	ZK_BACKEND    "docker", "local", or ""/"auto" (default auto)
 //	ZK_IMAGE      docker image (default zookeeper:3.9)
 //	ZK_CLASSPATH  java class path for the local backend, replacing Debian's jars
+//	ZK_VERSION    ZooKeeper version of the local backend (default 3.8.0, Debian's)
+//	ZK_VERSIONS_DIR  where the other versions' jars are (default /opt/zkrecipes)
 //	ZK_HARNESS_VERBOSE  "1": testcontainers-go's own messages (its banner with
 //	              the Docker host, API version, session id...) go to stderr;
 //	              otherwise to the harness logger at debug level

@@ -35,11 +35,19 @@ type localSetup struct {
 	classpath string
 }
 
-// localAvailable checks that java and ZooKeeper's jars are installed.
-func localAvailable() (localSetup, error) {
+// localAvailable checks that java and the jars of ZooKeeper version are
+// installed: Debian's for DefaultVersion, else those in VersionsDir.
+func localAvailable(version string) (localSetup, error) {
 	java, err := exec.LookPath("java")
 	if err != nil {
 		return localSetup{}, fmt.Errorf("java not found in PATH (apt-get install -y zookeeper): %w", err)
+	}
+	if version != "" && version != DefaultVersion {
+		cp, err := versionClasspath(version)
+		if err != nil {
+			return localSetup{}, err
+		}
+		return localSetup{java: java, classpath: cp}, nil
 	}
 	if cp := strings.TrimSpace(os.Getenv(EnvClasspath)); cp != "" {
 		return localSetup{java: java, classpath: cp}, nil
@@ -140,7 +148,8 @@ func startLocal(ctx context.Context, cfg config, setup localSetup) (driver, endp
 	return d, eps, nil
 }
 
-// writeFiles creates zoo.cfg, myid and log4j.properties for server s.
+// writeFiles creates zoo.cfg, myid, log4j.properties and logback.xml for
+// server s.
 func (d *localDriver) writeFiles(s *localServer, peers string) error {
 	dataDir := filepath.Join(s.dir, "data")
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
@@ -163,6 +172,7 @@ func (d *localDriver) writeFiles(s *localServer, peers string) error {
 	files := map[string]string{
 		filepath.Join(s.dir, "zoo.cfg"):          b.String(),
 		filepath.Join(s.dir, "log4j.properties"): log4jConfig(filepath.Join(s.dir, "zookeeper.log")),
+		filepath.Join(s.dir, "logback.xml"):      logbackConfig(filepath.Join(s.dir, "zookeeper.log")),
 	}
 	if peers != "" {
 		files[filepath.Join(dataDir, "myid")] = fmt.Sprintf("%d\n", s.id)
@@ -184,6 +194,20 @@ func log4jConfig(file string) string {
 		"log4j.appender.FILE.Append=true\n" +
 		"log4j.appender.FILE.layout=org.apache.log4j.PatternLayout\n" +
 		"log4j.appender.FILE.layout.ConversionPattern=%d{ISO8601} %-5p [%t] %c{1}: %m%n\n"
+}
+
+// logbackConfig does what log4jConfig does for logback, which the jars of
+// upstream's releases since 3.8 use instead of log4j (Debian's keep log4j
+// 1.2): without it logback logs to the console, which is console.log.
+func logbackConfig(file string) string {
+	return "<configuration>\n" +
+		"  <appender name=\"FILE\" class=\"ch.qos.logback.core.FileAppender\">\n" +
+		"    <file>" + file + "</file>\n" +
+		"    <append>true</append>\n" +
+		"    <encoder><pattern>%d{ISO8601} %-5level [%thread] %logger{0}: %msg%n</pattern></encoder>\n" +
+		"  </appender>\n" +
+		"  <root level=\"INFO\"><appender-ref ref=\"FILE\"/></root>\n" +
+		"</configuration>\n"
 }
 
 func (d *localDriver) server(i int) (*localServer, error) {
@@ -219,6 +243,7 @@ func (d *localDriver) startServer(_ context.Context, i int) error {
 		"-XX:+UseSerialGC",
 		"-Djava.net.preferIPv4Stack=true",
 		"-Dlog4j.configuration=file:" + filepath.Join(s.dir, "log4j.properties"),
+		"-Dlogback.configurationFile=" + filepath.Join(s.dir, "logback.xml"),
 		"-Dzookeeper.log.dir=" + s.dir,
 		"-Dzookeeper.root.logger=INFO,FILE",
 		fmt.Sprintf("-Dznode.container.checkIntervalMs=%d", ms(d.cfg.containerCheck)),
@@ -401,7 +426,13 @@ func (d *localDriver) close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func (d *localDriver) describe() string { return "" }
+// describe names the version when it is not DefaultVersion.
+func (d *localDriver) describe() string {
+	if v := d.cfg.version; v != "" && v != DefaultVersion {
+		return "version=" + v
+	}
+	return ""
+}
 
 // txnLogHeaderLen is the size of a ZooKeeper transaction log's header.
 const txnLogHeaderLen = 16

@@ -15,7 +15,8 @@ const (
 	// BackendDocker runs one container per server through testcontainers-go.
 	BackendDocker Backend = "docker"
 	// BackendLocal runs one java process per server from Debian's zookeeper
-	// package (or the jars named by ZK_CLASSPATH).
+	// package (or the jars named by ZK_CLASSPATH), or from the jars of
+	// another version (WithVersion).
 	BackendLocal Backend = "local"
 	// backendAuto picks docker when it can serve, local otherwise.
 	backendAuto Backend = ""
@@ -27,8 +28,16 @@ const (
 	EnvBackend = "ZK_BACKEND"
 	// EnvImage names the docker image.
 	EnvImage = "ZK_IMAGE"
-	// EnvClasspath overrides the java class path of the local backend.
+	// EnvClasspath overrides the java class path of the local backend for
+	// DefaultVersion (not for another version: WithVersion).
 	EnvClasspath = "ZK_CLASSPATH"
+	// EnvVersion selects the ZooKeeper version, as WithVersion does, so that
+	// a whole test package runs on another one:
+	//	ZK_BACKEND=local ZK_VERSION=3.9.3 go test ./client/internal/wire/
+	EnvVersion = "ZK_VERSION"
+	// EnvVersionsDir replaces VersionsDir, where the jars of the versions
+	// other than DefaultVersion are.
+	EnvVersionsDir = "ZK_VERSIONS_DIR"
 	// EnvVerbose, when true ("1", "true"...), lets testcontainers-go print
 	// its own messages (its banner naming the Docker host, API version and
 	// session, container events) to stderr as it does by default. Otherwise
@@ -56,6 +65,8 @@ type config struct {
 	backend           Backend
 	backendSet        bool
 	image             string
+	version           string // DefaultVersion unless WithVersion or ZK_VERSION
+	versionSet        bool
 	tickTime          time.Duration
 	maxSessionTimeout time.Duration
 	containerCheck    time.Duration
@@ -92,6 +103,22 @@ func WithBackend(b Backend) Option {
 // image must exist locally; Start never pulls.
 func WithImage(ref string) Option {
 	return func(c *config) { c.image = ref }
+}
+
+// WithVersion sets the ZooKeeper version the servers run (default:
+// ZK_VERSION, else DefaultVersion; "" means DefaultVersion). A version other
+// than DefaultVersion runs on the local backend only, from the jars in
+// VersionsDir/zookeeper-VERSION/lib that scripts/fetch-zk-jars.sh fetched
+// (Version39 and Version34; Start fails with ErrNoBackend, naming the fetch
+// to run, when they are missing): without a backend chosen, Start takes the
+// local one, and the docker backend (WithBackend or ZK_BACKEND) is an error
+// wrapping ErrInvalidOption, since the image decides the version there.
+// WithTLS needs 3.5 or later.
+func WithVersion(v string) Option {
+	return func(c *config) {
+		c.version = v
+		c.versionSet = true
+	}
 }
 
 // WithTickTime sets ZooKeeper's tickTime (default 200ms). The server accepts
@@ -152,6 +179,24 @@ func newConfig(opts []Option) (config, error) {
 	c.backend = b
 	if c.image == "" {
 		c.image = ImageFromEnv()
+	}
+	if !c.versionSet {
+		c.version = VersionFromEnv()
+	}
+	if c.version, err = checkVersion(c.version); err != nil {
+		return c, err
+	}
+	if c.version != DefaultVersion {
+		switch c.backend {
+		case BackendDocker:
+			return c, fmt.Errorf("%w: ZooKeeper %s runs on the %s backend only, not %s (the image decides the version there)",
+				ErrInvalidOption, c.version, BackendLocal, BackendDocker)
+		case backendAuto:
+			c.backend = BackendLocal
+		}
+		if c.tls && versionBelow(c.version, 3, 5) {
+			return c, fmt.Errorf("%w: WithTLS: ZooKeeper %s has no secure client port (3.5 and later)", ErrInvalidOption, c.version)
+		}
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()

@@ -9,6 +9,7 @@ import (
 func TestNewConfigDefaults(t *testing.T) {
 	t.Setenv(EnvBackend, "")
 	t.Setenv(EnvImage, "")
+	t.Setenv(EnvVersion, "")
 	c, err := newConfig(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -24,6 +25,7 @@ func TestNewConfigDefaults(t *testing.T) {
 }
 
 func TestNewConfigEnvironment(t *testing.T) {
+	t.Setenv(EnvVersion, "")
 	t.Setenv(EnvBackend, "LOCAL")
 	t.Setenv(EnvImage, "example/zk:1")
 	c, err := newConfig(nil)
@@ -49,6 +51,7 @@ func TestNewConfigEnvironment(t *testing.T) {
 
 func TestNewConfigRejects(t *testing.T) {
 	t.Setenv(EnvBackend, "")
+	t.Setenv(EnvVersion, "")
 	cases := map[string][]Option{
 		"zero servers":     {WithServers(0)},
 		"negative servers": {WithServers(-3)},

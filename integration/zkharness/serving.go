@@ -107,9 +107,38 @@ func (c *Cluster) Leader(ctx context.Context) (int, error) {
 	return -1, fmt.Errorf("zkharness: no server reports itself leader: %w", errors.Join(errs...))
 }
 
+// ServerVersion asks server i once with "srvr" for the ZooKeeper version it
+// runs, such as "3.9.3" (the release, without the build's suffix).
+func (c *Cluster) ServerVersion(ctx context.Context, i int) (string, error) {
+	ctx = orBackground(ctx)
+	if err := c.checkIndex(i); err != nil {
+		return "", err
+	}
+	if c.isClosed() {
+		return "", ErrClosed
+	}
+	reply, err := srvrReply(ctx, c.addrs[i])
+	if err == nil {
+		var v string
+		if v, err = parseSrvrVersion(reply); err == nil {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("zkharness: server %d (%s): %w", i, c.addrs[i], err)
+}
+
 // srvr sends the four-letter word "srvr" to addr and returns the server's mode
 // ("standalone", "leader", "follower", "observer") when it serves requests.
 func srvr(ctx context.Context, addr string) (string, error) {
+	reply, err := srvrReply(ctx, addr)
+	if err != nil {
+		return "", err
+	}
+	return parseSrvr(reply)
+}
+
+// srvrReply sends the four-letter word "srvr" to addr and returns the reply.
+func srvrReply(ctx context.Context, addr string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	var d net.Dialer
@@ -133,7 +162,7 @@ func srvr(ctx context.Context, addr string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return parseSrvr(string(reply))
+	return string(reply), nil
 }
 
 // parseSrvr extracts the mode from a srvr reply.

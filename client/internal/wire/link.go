@@ -181,6 +181,7 @@ func (l *link) write() {
 	putXid(ping, xidPing)
 	ping[8], ping[9], ping[10], ping[11] = 0, 0, 0, byte(opPing)
 	var bufs net.Buffers
+	var scratch []byte
 	for {
 		pinging := false
 		select {
@@ -225,11 +226,39 @@ func (l *link) write() {
 			continue
 		}
 		_ = l.nc.SetWriteDeadline(now.Add(l.limit))
-		if _, err := bufs.WriteTo(l.nc); err != nil {
+		if err := l.send(bufs, &scratch); err != nil {
 			l.breakWith(err)
 			return
 		}
 	}
+}
+
+// coalesceUpTo bounds the frames send copies into one buffer.
+const coalesceUpTo = 64 << 10
+
+// send writes the frames in one write: small batches copied into one
+// buffer (a TLS connection or a wrapper would otherwise see a write per
+// frame), large ones as net.Buffers (one writev on a TCP connection).
+func (l *link) send(bufs net.Buffers, scratch *[]byte) error {
+	if len(bufs) == 1 {
+		_, err := l.nc.Write(bufs[0])
+		return err
+	}
+	total := 0
+	for _, b := range bufs {
+		total += len(b)
+	}
+	if total > coalesceUpTo {
+		_, err := bufs.WriteTo(l.nc)
+		return err
+	}
+	s := (*scratch)[:0]
+	for _, b := range bufs {
+		s = append(s, b...)
+	}
+	*scratch = s
+	_, err := l.nc.Write(s)
+	return err
 }
 
 // errProtocol is wrapped by the error of a link the server broke the
