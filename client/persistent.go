@@ -96,12 +96,18 @@ func (c *Client) AddWatch(ctx context.Context, path string, recursive bool) (*Pe
 // setPersistent sets the server's watch for k on the current connection,
 // under the retry policy.
 func (c *Client) setPersistent(ctx context.Context, k persistKey) error {
+	if c.noAddWatch.Load() {
+		return ErrWatchUnsupported
+	}
 	mode := wire.AddWatchPersistent
 	if k.recursive {
 		mode = wire.AddWatchPersistentRecursive
 	}
 	err := c.run(ctx, func(conn *wire.Conn) error { return conn.AddWatch(bg, k.full, mode) })
 	if errors.Is(err, wire.ErrUnimplemented) {
+		// A server before 3.6 also drops the connection after refusing
+		// the opcode: ask it no more.
+		c.noAddWatch.Store(true)
 		return ErrWatchUnsupported
 	}
 	return err
