@@ -373,17 +373,6 @@ func fzMultiBody(t *testing.T, typ int32, r zk.MultiResponse) []byte {
 	return e.b
 }
 
-// fzAppendCost is what growing a []zk.MultiResponse by append to n items allocates.
-func fzAppendCost(n int) uint64 {
-	return fzAllocated(func() {
-		var s []zk.MultiResponse
-		for range n {
-			s = append(s, zk.MultiResponse{})
-		}
-		runtime.KeepAlive(s)
-	})
-}
-
 // TestDecodeMultiAllocationBounded: a well-formed multi reply of many small
 // results (a delete's is its 9-byte header alone) once made decodeMulti
 // allocate ~27x the frame (28 MB for a 1 MiB frame): out grew by append,

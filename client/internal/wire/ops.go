@@ -49,16 +49,20 @@ func requestFrame(op int32, body func(*encoder)) []byte {
 	return e.b
 }
 
-// statReply decodes a reply that is a Stat.
-func statReply(st **zk.Stat) func(int32, *decoder) error {
+// readInto returns a reply decoder that sets *out to what read reads from
+// a successful reply's body.
+func readInto[T any](out *T, read func(d *decoder) T) func(int32, *decoder) error {
 	return func(code int32, d *decoder) error {
 		if code != 0 {
 			return codeError(code)
 		}
-		*st = d.stat()
+		*out = read(d)
 		return d.err
 	}
 }
+
+// statReply decodes a reply that is a Stat.
+func statReply(st **zk.Stat) func(int32, *decoder) error { return readInto(st, (*decoder).stat) }
 
 // Get returns a node's data and stat.
 func (c *Conn) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
@@ -188,13 +192,7 @@ func (c *Conn) Delete(ctx context.Context, path string, version int32) error {
 func (c *Conn) Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
 	var out string
 	_, err := c.request(ctx, opCreate, func(e *encoder) { encodeCreate(e, path, data, acl, flags) },
-		func(code int32, d *decoder) error {
-			if code != 0 {
-				return codeError(code)
-			}
-			out = d.string()
-			return d.err
-		})
+		readInto(&out, (*decoder).string))
 	return out, err
 }
 
@@ -244,14 +242,7 @@ func (c *Conn) create2(ctx context.Context, op int32, body func(*encoder)) (stri
 // leader, and returns the path.
 func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
 	var out string
-	_, err := c.request(ctx, opSync, func(e *encoder) { encodePath(e, path) },
-		func(code int32, d *decoder) error {
-			if code != 0 {
-				return codeError(code)
-			}
-			out = d.string()
-			return d.err
-		})
+	_, err := c.request(ctx, opSync, func(e *encoder) { encodePath(e, path) }, readInto(&out, (*decoder).string))
 	return out, err
 }
 
@@ -415,14 +406,7 @@ func (c *Conn) removeWatches(ctx context.Context, path string, typ int32) error 
 // prefix ("/" for all), ZooKeeper 3.6+.
 func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, error) {
 	var out []string
-	_, err := c.request(ctx, opGetEphemerals, func(e *encoder) { e.string(prefix) },
-		func(code int32, d *decoder) error {
-			if code != 0 {
-				return codeError(code)
-			}
-			out = d.strings()
-			return d.err
-		})
+	_, err := c.request(ctx, opGetEphemerals, func(e *encoder) { e.string(prefix) }, readInto(&out, (*decoder).strings))
 	return out, err
 }
 
@@ -430,14 +414,7 @@ func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, erro
 // ZooKeeper 3.6+.
 func (c *Conn) GetAllChildrenNumber(ctx context.Context, path string) (int, error) {
 	var n int32
-	_, err := c.request(ctx, opGetAllChildrenNumber, func(e *encoder) { e.string(path) },
-		func(code int32, d *decoder) error {
-			if code != 0 {
-				return codeError(code)
-			}
-			n = d.int32()
-			return d.err
-		})
+	_, err := c.request(ctx, opGetAllChildrenNumber, func(e *encoder) { e.string(path) }, readInto(&n, (*decoder).int32))
 	return int(n), err
 }
 
