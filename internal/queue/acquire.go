@@ -354,29 +354,82 @@ func (w *waiter) stopWatches() {
 }
 
 // abandonWithin bounds how long a failed acquire waits for its own nodes'
-// deletes before leaving them to the client's guaranteed delete.
+// deletes, the reconnect included, before leaving them to the client's
+// guaranteed delete.
 const abandonWithin = 2 * time.Second
+
+// abandonPause spaces the delete's tries while the connection is failing:
+// the client may not have marked the connection down yet, and the next try
+// waits for the reconnect only once it has.
+const abandonPause = 20 * time.Millisecond
 
 // abandon deletes the contender's node on a failed acquire (see Abandon).
 func (w *waiter) abandon() { Abandon(w.q.c, w.node) }
 
 // Abandon deletes nodes an acquire made and no longer needs (a lock's node,
-// a semaphore's lease nodes): at once when the connection allows (so a
-// failed TryLock or TryAcquire leaves no node when it returns), else in the
-// background for as long as their session lives (client.DeleteGuaranteed).
+// a semaphore's lease nodes) before it returns, so that a failed Lock,
+// TryLock or Acquire leaves no node behind for others to queue after,
+// whenever it can within abandonWithin (2 s, for all the nodes together):
+// while the client is disconnected but a node's session lives, it waits
+// for the reconnect, as Curator's guaranteed delete waits for the
+// connection, and deletes the node then. A node whose delete cannot finish
+// within the bound, or whose session has ended (the server removes its
+// ephemeral nodes itself), is left to the client's guaranteed delete, which
+// goes on in the background for as long as the session lives
+// (client.DeleteGuaranteed).
 func Abandon(c *client.Client, nodes ...client.ProtectedNode) {
 	if len(nodes) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), abandonWithin)
 	defer cancel()
-	if IsClosed(c.Disconnected()) {
-		cancel() // no connection: straight to the background
-	}
 	for _, node := range nodes {
-		if err := c.DeleteGuaranteed(ctx, node.Path, node.Session); err != nil && !errors.Is(err, client.ErrDeletePending) {
-			c.Logger().Warn("could not delete a node; it goes with its session", "path", node.Path, "err", err)
+		abandonNode(ctx, c, node)
+	}
+}
+
+// abandonNode is Abandon of one node, within ctx.
+func abandonNode(ctx context.Context, c *client.Client, node client.ProtectedNode) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if sess := node.Session; sess != nil {
+		// Waiting for the reconnect is only worth it while the node can
+		// outlive the wait: once its session ends, the server deletes it.
+		if IsClosed(sess.Done()) {
+			cancel()
 		}
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			select {
+			case <-sess.Done():
+				cancel()
+			case <-stop:
+			}
+		}()
+	}
+	for ctx.Err() == nil {
+		// The client's requests wait for the session's connection (within
+		// ctx): while disconnected, this is the wait for the reconnect.
+		err := c.DeleteIfExists(ctx, node.Path)
+		if err == nil {
+			return
+		}
+		if !retry.IsRetryable(err) {
+			break // the server's answer, or the client closed: as below
+		}
+		// A connection lost under the request: try again on the next one.
+		t := time.NewTimer(abandonPause)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	// Past the bound, the session over, or a refusal: the guaranteed delete
+	// tries again within what is left of ctx, then in the background.
+	if err := c.DeleteGuaranteed(ctx, node.Path, node.Session); err != nil && !errors.Is(err, client.ErrDeletePending) {
+		c.Logger().Warn("could not delete a node; it goes with its session", "path", node.Path, "err", err)
 	}
 }
 
