@@ -275,3 +275,31 @@ func TestPromotedLockTimeout(t *testing.T) {
 	t.Logf("%d increments succeeded, %d timed out on the lock", successes, timeouts)
 	require.NoError(t, holder.Unlock(ctx))
 }
+
+// TestRememberedMissingNodeIsNoLicence: a handle that last saw the node
+// missing (a CompareAndSet on a counter never written) must not write over
+// that "version" once another handle has made and incremented the node: a
+// missing node's version is -1, which ZooKeeper takes as "any version", so
+// a write over it would replace the value. The chaos suite's counter
+// workload lost 13 increments so (TestChaosCounter, CI of the wire switch).
+func TestRememberedMissingNodeIsNoLicence(t *testing.T) {
+	itest.NoLeaks(t)
+	ns := itest.Namespace(t)
+	a := itest.Connect(t, shared, itest.Opts{NS: ns})
+	b := itest.Connect(t, shared, itest.Opts{NS: ns})
+	ctx := itest.Ctx(t, 30*time.Second)
+	ca, cb := newCounter(t, a, "/counter"), newCounter(t, b, "/counter")
+
+	r, err := ca.CompareAndSet(ctx, 0, 7)
+	require.NoError(t, err)
+	require.False(t, r.Succeeded, "CompareAndSet on a missing node")
+	for range 5 {
+		_, err := cb.Increment(ctx)
+		require.NoError(t, err)
+	}
+	r, err = ca.Increment(ctx)
+	requireResult(t, r, err, 5, 6, 1, 0)
+	v, version := value(t, ctx, cb)
+	require.EqualValues(t, 6, v, "the other handle's 5 increments and this one")
+	require.EqualValues(t, 6, version)
+}

@@ -148,7 +148,10 @@ func (c *Counter) tries(ctx context.Context, res *Result, p plan, policy retry.P
 // remembered reading that turned out old.
 func (c *Counter) try(ctx context.Context, res *Result, p plan, tried *int) (done, stale bool, err error) {
 	last, readFirst := c.recall()
-	cached := last.known && !readFirst
+	// A node remembered missing has version -1, which ZooKeeper takes for
+	// "any version": writing over it would replace whatever another handle
+	// made since. Only a remembered existing node is written over directly.
+	cached := last.known && last.exists && !readFirst
 	var s step
 	switch {
 	case cached:
