@@ -31,6 +31,9 @@ type Client struct {
 	wg        sync.WaitGroup
 	pending   atomic.Int64 // guaranteed deletes still running
 	givenUp   atomic.Int64 // guaranteed deletes the server refused for good
+	// persistMu serialises the server requests of persistent watches
+	// (AddWatch, Remove, setting them again on a new session).
+	persistMu sync.Mutex
 	// noAddWatch is set once a server answered addWatch as an unknown
 	// request (before ZooKeeper 3.6): AddWatch then fails at once.
 	noAddWatch atomic.Bool

@@ -59,6 +59,10 @@ type persistKey struct {
 //
 // Two watches on one path share the server's watch and must have the same
 // mode (else *PathError). A server before 3.6 answers ErrWatchUnsupported.
+// Before ZooKeeper 3.9 a server keeps one watch mode per session and path:
+// a GetW, ExistsW or ChildrenW on the very path of a non-recursive
+// persistent watch turns it into a one-shot watch there, so do not mix the
+// two on one path (a recursive watch and one-shot watches below it are fine).
 func (c *Client) AddWatch(ctx context.Context, path string, recursive bool) (*PersistentWatch, error) {
 	full, err := c.abs(path)
 	if err != nil {
@@ -86,6 +90,8 @@ func (c *Client) AddWatch(ctx context.Context, path string, recursive bool) (*Pe
 		defer c.wg.Done()
 		w.sub.Run()
 	}()
+	c.persistMu.Lock()
+	defer c.persistMu.Unlock()
 	if err := c.setPersistent(ctx, persistKey{full, recursive}); err != nil {
 		w.forget()
 		return nil, err
@@ -103,7 +109,11 @@ func (c *Client) setPersistent(ctx context.Context, k persistKey) error {
 	if k.recursive {
 		mode = wire.AddWatchPersistentRecursive
 	}
-	err := c.run(ctx, func(conn *wire.Conn) error { return conn.AddWatch(bg, k.full, mode) })
+	// With ctx: a request cut short by it leaves no watch kept by the
+	// connection (wire.Conn.AddWatch).
+	_, err := runOne(c, ctx, func(ctx context.Context, conn *wire.Conn) (struct{}, error) {
+		return struct{}{}, conn.AddWatch(ctx, k.full, mode)
+	})
 	if errors.Is(err, wire.ErrUnimplemented) {
 		// A server before 3.6 also drops the connection after refusing
 		// the opcode: ask it no more.
@@ -127,11 +137,13 @@ func (w *PersistentWatch) Remove(ctx context.Context) error {
 	if w == nil || w.c == nil {
 		return nil
 	}
+	c := w.c
+	c.persistMu.Lock() // an AddWatch of the path waits: it sets the watch again after
+	defer c.persistMu.Unlock()
 	last, was := w.forget()
 	if !was || !last {
 		return nil
 	}
-	c := w.c
 	return c.run(ctx, func(conn *wire.Conn) error { return conn.RemovePersistentWatch(bg, w.full) })
 }
 
@@ -189,14 +201,18 @@ func (c *Client) resyncLocked(newSession bool) {
 		}
 		return
 	}
-	keys := make(map[persistKey]struct{})
-	for w := range c.persist {
-		keys[persistKey{w.full, w.recursive}] = struct{}{}
-	}
 	sess := c.sess
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
+		c.persistMu.Lock() // no add or remove meanwhile: the set is the current one
+		defer c.persistMu.Unlock()
+		c.mu.Lock()
+		keys := make(map[persistKey]struct{})
+		for w := range c.persist {
+			keys[persistKey{w.full, w.recursive}] = struct{}{}
+		}
+		c.mu.Unlock()
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() {

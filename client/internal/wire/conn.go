@@ -253,7 +253,9 @@ func (c *Conn) session(nc net.Conn) {
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
-		_ = nc.Close()
+		// Close came during the handshake: end the session it granted, so
+		// that its ephemeral nodes go now, not a session timeout later.
+		closeSessionOn(nc)
 		return
 	}
 	c.passwd = resp.passwd
@@ -281,15 +283,6 @@ func (c *Conn) session(nc net.Conn) {
 	l.failPending(err)
 }
 
-func (c *Conn) closed() bool {
-	select {
-	case <-c.quit:
-		return true
-	default:
-		return false
-	}
-}
-
 // sleep waits d, or returns false at once on Close.
 func (c *Conn) sleep(d time.Duration) bool {
 	t := time.NewTimer(d)
@@ -305,6 +298,9 @@ func (c *Conn) sleep(d time.Duration) bool {
 // handshake sends the connect request and reads the response, within
 // timeout (or until quit closes).
 func handshake(nc net.Conn, req *connectRequest, timeout time.Duration, maxFrame int, quit <-chan struct{}) (connectResponse, error) {
+	// The deadline first: a Close that comes meanwhile cuts it short, and
+	// must not be overwritten by it.
+	_ = nc.SetDeadline(time.Now().Add(timeout))
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
@@ -314,7 +310,6 @@ func handshake(nc net.Conn, req *connectRequest, timeout time.Duration, maxFrame
 		case <-stop:
 		}
 	}()
-	_ = nc.SetDeadline(time.Now().Add(timeout))
 	defer func() { _ = nc.SetDeadline(time.Time{}) }()
 	e := encoder{b: make([]byte, 4, 64)}
 	req.encode(&e)
@@ -327,6 +322,18 @@ func handshake(nc net.Conn, req *connectRequest, timeout time.Duration, maxFrame
 		return connectResponse{}, err
 	}
 	return decodeConnectResponse(body)
+}
+
+// closeSessionOn sends closeSession on a connection that is no link (a
+// handshake Close overtook), waits briefly for the reply, and closes it.
+func closeSessionOn(nc net.Conn) {
+	frame := requestFrame(opCloseSession, nil)
+	putXid(frame, 1)
+	_ = nc.SetDeadline(time.Now().Add(500 * time.Millisecond))
+	if _, err := nc.Write(frame); err == nil {
+		_, _ = readFrame(nc, nil, replyHeaderLen+64)
+	}
+	_ = nc.Close()
 }
 
 // errFrameBound is wrapped by readFrame's error for a length over the bound.

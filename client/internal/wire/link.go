@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -30,7 +31,6 @@ type link struct {
 	wake   chan struct{} // a request was queued
 	broken chan struct{} // closed by breakWith
 	once   sync.Once
-	cause  error // why it broke, set before broken closes
 
 	// guarded by c.mu
 	queue     []*request // to write, in order
@@ -53,11 +53,25 @@ type request struct {
 	// is code's, the body ignored.
 	decode func(code int32, d *decoder) error
 
+	// cred is an AddAuth's credential, kept (for every later connection)
+	// by the reader the moment the server accepts it.
+	cred *cred
+	// claim settles, between a decoder that keeps state for its caller
+	// (AddWatch) and a caller whose ctx ended, which came first.
+	claim atomic.Int32
+
 	sentAt time.Time
 	done   chan struct{}
 	err    error
 	zxid   int64
 }
+
+// A request's claim.
+const (
+	claimOpen int32 = iota
+	claimKept       // the decoder kept what it decoded: the reply is the outcome
+	claimLeft       // the caller left (ctx ended): no one learns of the reply
+)
 
 func newRequest(op int32, decode func(code int32, d *decoder) error) *request {
 	return &request{op: op, decode: decode, done: make(chan struct{})}
@@ -115,7 +129,7 @@ func putXid(frame []byte, xid int32) {
 // breakWith ends the link (the first cause is kept) and closes its socket.
 func (l *link) breakWith(err error) {
 	l.once.Do(func() {
-		l.cause = err
+		l.c.cfg.Logger.Debug("zookeeper connection ends", "server", l.c.Server(), "err", err)
 		close(l.broken)
 		_ = l.nc.Close()
 	})
@@ -197,7 +211,10 @@ func (l *link) write() {
 		now := time.Now()
 		if pinging {
 			// Due pingIdle after the last send: re-arm for then.
-			if idle := now.Sub(l.lastSent); len(batch) > 0 || idle < l.pingIdle {
+			if idle := now.Sub(l.lastSent); len(batch) > 0 {
+				pinging = false
+				tick.Reset(l.pingIdle) // the batch is the send
+			} else if idle < l.pingIdle {
 				pinging = false
 				tick.Reset(l.pingIdle - idle)
 			} else {
@@ -305,6 +322,11 @@ func (l *link) read() error {
 			l.auths = l.auths[1:]
 			l.c.mu.Unlock()
 			err := codeError(h.err)
+			if err == nil && r.cred != nil {
+				l.c.mu.Lock()
+				l.c.creds = append(l.c.creds, *r.cred)
+				l.c.mu.Unlock()
+			}
 			r.finish(h.zxid, err)
 			if errors.Is(err, zk.ErrAuthFailed) {
 				l.c.emit(zk.StateAuthFailed)

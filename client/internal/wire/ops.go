@@ -15,9 +15,21 @@ import (
 // and its late reply is dropped. Paths are absolute and sent as given.
 
 // request queues one request (op, its body written by body) and waits.
+// decode runs on the reader goroutine; when ctx ends first, its caller
+// returns without reading what decode writes (every call here returns zero
+// values with an error).
 func (c *Conn) request(ctx context.Context, op int32, body func(*encoder), decode func(code int32, d *decoder) error) (int64, error) {
-	r := newRequest(op, decode)
-	frame := requestFrame(op, body)
+	return c.send(ctx, newRequest(op, decode), requestFrame(op, body))
+}
+
+// send queues r with its frame and waits for its reply or ctx. A ctx that
+// has ended already sends nothing. When ctx ends first, r is marked left
+// (its claim), unless its decoder claimed it first (see AddWatch): then the
+// reply is the outcome.
+func (c *Conn) send(ctx context.Context, r *request, frame []byte) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	c.mu.Lock()
 	switch {
 	case c.closing:
@@ -33,7 +45,11 @@ func (c *Conn) request(ctx context.Context, op int32, body func(*encoder), decod
 	case <-r.done:
 		return r.zxid, r.err
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		if r.claim.CompareAndSwap(claimOpen, claimLeft) {
+			return 0, ctx.Err()
+		}
+		<-r.done
+		return r.zxid, r.err
 	}
 }
 
@@ -193,7 +209,10 @@ func (c *Conn) Create(ctx context.Context, path string, data []byte, flags int32
 	var out string
 	_, err := c.request(ctx, opCreate, func(e *encoder) { encodeCreate(e, path, data, acl, flags) },
 		readInto(&out, (*decoder).string))
-	return out, err
+	if err != nil {
+		return "", err
+	}
+	return out, nil
 }
 
 // Create2 is Create that also returns the new node's Stat.
@@ -243,35 +262,42 @@ func (c *Conn) create2(ctx context.Context, op int32, body func(*encoder)) (stri
 func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
 	var out string
 	_, err := c.request(ctx, opSync, func(e *encoder) { encodePath(e, path) }, readInto(&out, (*decoder).string))
-	return out, err
+	if err != nil {
+		return "", err
+	}
+	return out, nil
 }
 
 // Multi runs ops as one transaction: every op commits, or none does (see
 // multi.go for the op types). On failure the error is the first failed
 // op's, as go-zookeeper's, and the results say which op failed.
 func (c *Conn) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
+	e := encoder{b: make([]byte, 12, 64)}
+	putOp(e.b, opMulti)
+	if err := encodeMulti(&e, ops); err != nil {
+		return nil, err // nothing sent
+	}
+	putLength(e.b)
 	var out []zk.MultiResponse
-	var encErr error
-	_, err := c.request(ctx, opMulti, func(e *encoder) { encErr = encodeMulti(e, ops) },
-		func(code int32, d *decoder) error {
-			if d.left() > 0 {
-				out = decodeMulti(d, len(ops))
+	_, err := c.send(ctx, newRequest(opMulti, func(code int32, d *decoder) error {
+		if d.left() > 0 {
+			out = decodeMulti(d, len(ops))
+		}
+		if code != 0 {
+			return codeError(code)
+		}
+		if d.err != nil {
+			return d.err
+		}
+		for _, r := range out { // the transaction failed: the first op's error says why
+			if r.Error != nil {
+				return r.Error
 			}
-			if code != 0 {
-				return codeError(code)
-			}
-			if d.err != nil {
-				return d.err
-			}
-			for _, r := range out { // the transaction failed: the first op's error says why
-				if r.Error != nil {
-					return r.Error
-				}
-			}
-			return nil
-		})
-	if encErr != nil {
-		return nil, encErr
+		}
+		return nil
+	}), e.b)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil, err // the caller left: out may still be written by the reader
 	}
 	return out, err
 }
@@ -281,6 +307,7 @@ func (c *Conn) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error
 func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	cr := cred{scheme: scheme, auth: append([]byte{}, auth...)}
 	r := newRequest(opAuth, nil)
+	r.cred = &cr // kept by the reader once the server accepts it
 	c.mu.Lock()
 	switch {
 	case c.closing:
@@ -294,16 +321,10 @@ func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	c.mu.Unlock()
 	select {
 	case <-r.done:
+		return r.err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	if r.err != nil {
-		return r.err
-	}
-	c.mu.Lock()
-	c.creds = append(c.creds, cr)
-	c.mu.Unlock()
-	return nil
 }
 
 // authPacket encodes an AuthPacket (its xid is set when queued).
@@ -340,17 +361,24 @@ func (c *Conn) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, err
 // RemoveWatches or the session ends, and the Conn sets it again on every
 // new connection of the session (SetWatches2). Its events reach the Event
 // callback only. A server without addWatch answers ErrUnimplemented.
+//
+// When ctx ends before the reply, the watch the server may set is not kept
+// here (nor set again on a new connection): the server drops it with the
+// connection, or the session.
 func (c *Conn) AddWatch(ctx context.Context, path string, mode int32) error {
-	_, err := c.request(ctx, opAddWatch, func(e *encoder) { e.string(path); e.int32(mode) },
-		func(code int32, d *decoder) error {
-			if code != 0 {
-				return codeError(code)
-			}
+	r := newRequest(opAddWatch, nil)
+	r.decode = func(code int32, d *decoder) error {
+		if code != 0 {
+			return codeError(code)
+		}
+		if r.claim.CompareAndSwap(claimOpen, claimKept) { // the caller learns of it
 			c.watches.mu.Lock()
 			c.watches.persistent[path] = mode
 			c.watches.mu.Unlock()
-			return nil
-		})
+		}
+		return nil
+	}
+	_, err := c.send(ctx, r, requestFrame(opAddWatch, func(e *encoder) { e.string(path); e.int32(mode) }))
 	return err
 }
 
@@ -397,6 +425,11 @@ func (c *Conn) removeWatches(ctx context.Context, path string, typ int32) error 
 			c.watches.mu.Lock()
 			delete(c.watches.persistent, path)
 			c.watches.mu.Unlock()
+			if typ == watcherAny {
+				// The server dropped the path's one-shot watches too, and
+				// tells nothing of it (the Java client ends them itself).
+				c.watches.end(path, zk.Event{Type: zk.EventNotWatching, State: zk.StateSyncConnected, Path: path, Err: ErrNoWatcher})
+			}
 			return nil
 		})
 	return err
@@ -407,7 +440,10 @@ func (c *Conn) removeWatches(ctx context.Context, path string, typ int32) error 
 func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, error) {
 	var out []string
 	_, err := c.request(ctx, opGetEphemerals, func(e *encoder) { e.string(prefix) }, readInto(&out, (*decoder).strings))
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // GetAllChildrenNumber counts every node under path (not path itself),
@@ -415,7 +451,10 @@ func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, erro
 func (c *Conn) GetAllChildrenNumber(ctx context.Context, path string) (int, error) {
 	var n int32
 	_, err := c.request(ctx, opGetAllChildrenNumber, func(e *encoder) { e.string(path) }, readInto(&n, (*decoder).int32))
-	return int(n), err
+	if err != nil {
+		return 0, err
+	}
+	return int(n), nil
 }
 
 // ClientInfo is one identity the server knows the session by (WhoAmI).
@@ -441,5 +480,8 @@ func (c *Conn) WhoAmI(ctx context.Context) ([]ClientInfo, error) {
 		}
 		return d.err
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -77,6 +77,20 @@ func (t *watchTable) fire(ev zk.Event) {
 	}
 }
 
+// end ends every one-shot watch on path with ev.
+func (t *watchTable) end(path string, ev zk.Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, k := range []watchKind{watchData, watchExist, watchChild} {
+		key := watchKey{path, k}
+		for _, ch := range t.oneShot[key] {
+			ch <- ev
+			close(ch)
+		}
+		delete(t.oneShot, key)
+	}
+}
+
 // drain removes every watch and returns the one-shot channels (with their
 // paths) for the caller to fail.
 func (t *watchTable) drain() (paths []string, chans [][]chan zk.Event) {
