@@ -34,6 +34,7 @@ type link struct {
 
 	// guarded by c.mu
 	queue     []*request // to write, in order
+	spare     []*request // the writer's last batch, emptied: the next queue
 	pending   []*request // written, awaiting their reply, in send order
 	auths     []*request // auth packets written, awaiting their reply
 	pings     []time.Time
@@ -207,7 +208,7 @@ func (l *link) write() {
 		}
 		l.c.mu.Lock()
 		batch := l.queue
-		l.queue = nil
+		l.queue, l.spare = l.spare[:0], nil
 		now := time.Now()
 		if pinging {
 			// Due pingIdle after the last send: re-arm for then.
@@ -238,12 +239,14 @@ func (l *link) write() {
 		if len(bufs) > 0 {
 			l.lastSent = now
 		}
+		clear(batch)
+		l.spare = batch[:0]
 		l.c.mu.Unlock()
 		if len(bufs) == 0 {
 			continue
 		}
 		_ = l.nc.SetWriteDeadline(now.Add(l.limit))
-		if err := l.send(bufs, &scratch); err != nil {
+		if err := l.send(&bufs, &scratch); err != nil {
 			l.breakWith(err)
 			return
 		}
@@ -256,21 +259,22 @@ const coalesceUpTo = 64 << 10
 // send writes the frames in one write: small batches copied into one
 // buffer (a TLS connection or a wrapper would otherwise see a write per
 // frame), large ones as net.Buffers (one writev on a TCP connection).
-func (l *link) send(bufs net.Buffers, scratch *[]byte) error {
-	if len(bufs) == 1 {
-		_, err := l.nc.Write(bufs[0])
+func (l *link) send(bufs *net.Buffers, scratch *[]byte) error {
+	if len(*bufs) == 1 {
+		_, err := l.nc.Write((*bufs)[0])
 		return err
 	}
 	total := 0
-	for _, b := range bufs {
+	for _, b := range *bufs {
 		total += len(b)
 	}
 	if total > coalesceUpTo {
-		_, err := bufs.WriteTo(l.nc)
+		wb := *bufs // WriteTo consumes its receiver
+		_, err := wb.WriteTo(l.nc)
 		return err
 	}
 	s := (*scratch)[:0]
-	for _, b := range bufs {
+	for _, b := range *bufs {
 		s = append(s, b...)
 	}
 	*scratch = s
@@ -285,20 +289,21 @@ var errProtocol = errors.New("zkrecipes: the server broke the protocol")
 // read reads frames until the link breaks, and returns why.
 func (l *link) read() error {
 	var buf []byte
+	d := new(decoder) // one for the link: each frame's decoding ends before the next is read
 	for {
 		body, err := readFrame(l.nc, buf, l.c.cfg.MaxFrame)
 		if err != nil {
 			return err
 		}
 		buf = body
-		d := decoder{b: body}
-		h := decodeReplyHeader(&d)
+		*d = decoder{b: body}
+		h := decodeReplyHeader(d)
 		if d.err != nil {
 			return d.err
 		}
 		switch h.xid {
 		case xidNotification:
-			ev := decodeWatcherEvent(&d)
+			ev := decodeWatcherEvent(d)
 			if d.err != nil {
 				return d.err
 			}
@@ -342,8 +347,11 @@ func (l *link) read() error {
 				return fmt.Errorf("%w: a reply to xid %d, expected %s", errProtocol, h.xid, want)
 			}
 			r := l.pending[0]
-			l.pending[0] = nil
-			l.pending = l.pending[1:]
+			// Shift down rather than reslice: the backing array keeps its
+			// room, and the writer's appends need no new one.
+			n := copy(l.pending, l.pending[1:])
+			l.pending[n] = nil
+			l.pending = l.pending[:n]
 			l.ackLocked(r.sentAt)
 			l.c.mu.Unlock()
 			if h.zxid > 0 {
@@ -351,7 +359,7 @@ func (l *link) read() error {
 			}
 			var err error
 			if r.decode != nil {
-				err = r.decode(h.err, &d)
+				err = r.decode(h.err, d)
 			} else {
 				err = codeError(h.err)
 			}

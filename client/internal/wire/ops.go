@@ -56,7 +56,7 @@ func (c *Conn) send(ctx context.Context, r *request, frame []byte) (int64, error
 // requestFrame encodes a request: length, header (its xid is set when
 // queued) and the body body writes (none when nil).
 func requestFrame(op int32, body func(*encoder)) []byte {
-	e := encoder{b: make([]byte, 12, 64)}
+	e := encoder{b: make([]byte, 12, 256)} // room for a create's path, ACL and a little data
 	putOp(e.b, op)
 	if body != nil {
 		body(&e)
@@ -177,24 +177,26 @@ func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, 
 }
 
 func (c *Conn) children(ctx context.Context, path string, watch bool) ([]string, *zk.Stat, <-chan zk.Event, error) {
-	var kids []string
-	var st *zk.Stat
-	var ch <-chan zk.Event
+	var out struct { // one allocation for what the reply fills in
+		kids []string
+		st   *zk.Stat
+		ch   <-chan zk.Event
+	}
 	_, err := c.request(ctx, opGetChildren2, func(e *encoder) { encodePathWatch(e, path, watch) },
 		func(code int32, d *decoder) error {
 			if code != 0 {
 				return codeError(code)
 			}
-			kids, st = d.strings(), d.stat()
+			out.kids, out.st = d.strings(), d.stat()
 			if d.err == nil && watch {
-				ch = c.watches.add(path, watchChild)
+				out.ch = c.watches.add(path, watchChild)
 			}
 			return d.err
 		})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return kids, st, ch, nil
+	return out.kids, out.st, out.ch, nil
 }
 
 // Delete deletes a node if its version matches (-1 for any).
