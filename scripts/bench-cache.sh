@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tree cache benchmark, side by side in one run on one server: zkrecipes'
-# recipes/cache (zkbench -recipe cache: a data and a child watch per node)
+# recipes/cache (zkbench -recipe cache: one persistent recursive watch)
 # and Curator 5.4's CuratorCache (-recipe curator-cache, a java process: one
 # persistent recursive watch), each zkbench a process of its own.
 #
@@ -128,7 +128,7 @@ row "server's data watches, 100 caches of 111 nodes (wchs)" lat100 server_watche
 row "heap per cached node, 10,101 nodes, 100-byte data" heap10k heap_per_node_bytes B
 row "heap per cached node, 10,101 nodes, without data" heap10kND heap_per_node_bytes B
 row "time to initialized within the heap run, 10,101 nodes" heap10k init_ms ms
-printf '| of Go'"'"'s heap per node: go-zookeeper'"'"'s watcher table | %s B | – | | |\n' "$(med heap10k cache watch_table_per_node_bytes)"
+printf '| of Go'"'"'s heap per node: the connection'"'"'s watch table | %s B | – | | |\n' "$(med heap10k cache watch_table_per_node_bytes)"
 if [ -s "$work/stderr.log" ]; then
 	echo
 	echo "zkbench's warnings (last 5 of $(wc -l <"$work/stderr.log")):"

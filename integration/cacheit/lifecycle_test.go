@@ -100,3 +100,25 @@ func requireSays(t *testing.T, err, sentinel error, msg string) {
 	require.ErrorIs(t, err, sentinel)
 	require.ErrorContains(t, err, msg)
 }
+
+// TestCacheCloseRemovesItsWatch: a whole-subtree cache sets one persistent
+// recursive watch and no other (its reads set none); once it is closed the
+// server sends its client nothing for a change under the root (the client's
+// NodeEvents carries every notification it gets).
+func TestCacheCloseRemovesItsWatch(t *testing.T) {
+	r := newRig(t, nil)
+	r.create("/w", "")
+	r.create("/w/a", "1")
+	ch, rec := startCache(t, r.c, "/w")
+	require.NoError(t, ch.WaitInitialized(r.ctx))
+	rec.take(t, 3)
+	all, stop, err := r.c.NodeEvents("/")
+	require.NoError(t, err)
+	defer stop()
+	r.set("/w/a", "2")
+	itest.Await(t, all, 5*time.Second, "the change's notification while the cache is open")
+	require.NoError(t, ch.Close())
+	r.set("/w/a", "3")
+	r.create("/w/b", "")
+	itest.Pending(t, all, 300*time.Millisecond, "a notification after the cache's Close")
+}
