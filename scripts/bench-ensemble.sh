@@ -13,7 +13,9 @@
 #   election   P participants (default 5), a lead function that returns at
 #              once: run, curator-run (LeaderSelector with autoRequeue)
 #
-# Every recipe is warmed up once, unmeasured; then ROUNDS rounds (default 3),
+# Every recipe is warmed up once, unmeasured (the mutexes MUTEX_WARMUP cycles a
+# worker, default 200: 2,000 cycles in each JVM, as in a long-running service;
+# the elections RUN_WARMUP terms, default 2,000); then ROUNDS rounds (default 3),
 # the order within each group rotating every round. Each measurement is
 # capped at BUDGET (default 5s). It prints every result line, then a
 # markdown table of the medians with the ratios by round, the participant
@@ -52,6 +54,8 @@ SL="${SL:-5}"
 P="${P:-5}"
 ITERS="${ITERS:-100}"     # measured cycles per lock worker
 TERMS="${TERMS:-500}"     # measured election terms
+MUTEX_WARMUP="${MUTEX_WARMUP:-200}" # unmeasured cycles per worker before the first round: 2,000 with 10 workers, a warm JVM
+RUN_WARMUP="${RUN_WARMUP:-2000}"     # unmeasured election terms before the first round
 RWITERS="${RWITERS:-50}"  # measured cycles per rwlock worker
 
 bash scripts/install-deps.sh >&2
@@ -81,10 +85,10 @@ bench() {
 	[ "${COUNTING:-0}" = 1 ] && extra+=(-count)
 	local args=(-zk "$zk" -recipe "$r" -budget "$BUDGET" "${extra[@]}")
 	case "$r" in
-	mutex | gozk | curator-mutex) args+=(-workers "$W" -iters "$ITERS" -warmup 10) ;;
+	mutex | gozk | curator-mutex) args+=(-workers "$W" -iters "$ITERS" -warmup "$MUTEX_WARMUP") ;;
 	rwlock | curator-rwlock) args+=(-readers "$R" -writers "$WR" -iters "$RWITERS" -warmup 5) ;;
 	semaphore | curator-semaphore) args+=(-workers "$SW" -max "$SL" -iters "$ITERS" -warmup 50) ;;
-	run | curator-run) args+=(-participants "$P" -iters "$TERMS" -warmup 200) ;;
+	run | curator-run) args+=(-participants "$P" -iters "$TERMS" -warmup "$RUN_WARMUP") ;;
 	esac
 	local line cpu0 cpu1 warm
 	cpu0="$(srvticks)"
@@ -95,10 +99,10 @@ bench() {
 	fi
 	cpu1="$(srvticks)"
 	case "$r" in
-	mutex | gozk | curator-mutex) warm=$((W * 10)) ;;
+	mutex | gozk | curator-mutex) warm=$((W * MUTEX_WARMUP)) ;;
 	rwlock | curator-rwlock) warm=$(((R + WR) * 5)) ;;
 	semaphore | curator-semaphore) warm=$((SW * 50)) ;;
-	run | curator-run) warm=200 ;;
+	run | curator-run) warm=$RUN_WARMUP ;;
 	esac
 	local n
 	n="$(echo "$line" | tr ' ' '\n' | sed -n 's/^\(ops\|terms\)=//p' | head -1)"
