@@ -13,7 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/internal/zerocheck"
+	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 )
 
 // TestZeroClient calls every exported method of a zero Client (issue 8,

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -463,14 +465,20 @@ func TestDoctorFindsPersistentParentAndForeignChild(t *testing.T) {
 	ns := namespace(t)
 	c := connect(t, ns)
 	ctx := ctxT(t, time.Minute)
-	// go-zookeeper's own Lock, which makes its parents persistent, and a
-	// foreign child beside its node.
-	conn, _, err := zk.Connect(shared.Addrs(), 10*time.Second, zk.WithLogInfo(false))
+	// The nodes of go-zookeeper's own zk.Lock, held: it makes its parents
+	// persistent, and its node is ephemeral and sequential, with a
+	// protected name whose guid is 32 hex digits. Then a foreign child
+	// beside its node.
+	_, err := c.Create(ctx, "/legacy", nil, 0)
 	require.NoError(t, err)
-	t.Cleanup(conn.Close)
-	legacy := zk.NewLock(conn, ns+"/legacy/lock", zk.WorldACL(zk.PermAll))
-	require.NoError(t, legacy.Lock())
-	t.Cleanup(func() { _ = legacy.Unlock() })
+	_, err = c.Create(ctx, "/legacy/lock", nil, 0)
+	require.NoError(t, err)
+	guid := make([]byte, 16)
+	_, err = rand.Read(guid)
+	require.NoError(t, err)
+	legacy, err := c.Create(ctx, "/legacy/lock/_c_"+hex.EncodeToString(guid)+"-lock-", nil, zk.FlagEphemeral|zk.FlagSequence)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Delete(context.Background(), legacy, -1) })
 	_, err = c.Create(ctx, "/legacy/lock/stray", nil, 0)
 	require.NoError(t, err)
 	// A healthy zkrecipes lock: container parent, no finding.

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"go.uber.org/goleak"
 )
 
@@ -78,7 +77,7 @@ func testStandalone(t *testing.T, b Backend) {
 			t.Fatalf("Leader = %d, %v", l, err)
 		}
 		conn := connect(t, c.Addrs(), 10*time.Second)
-		if _, err := conn.Create("/harness", []byte("v1"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		if _, err := conn.Create(ctx, "/harness", []byte("v1"), 0); err != nil {
 			t.Fatalf("create: %v", err)
 		}
 		if got := getData(t, c.Addrs(), "/harness"); got != "v1" {
@@ -86,7 +85,7 @@ func testStandalone(t *testing.T, b Backend) {
 		}
 		// The minimum session timeout is 2*tickTime, so a 400ms session is accepted.
 		short := connect(t, c.Addrs(), 400*time.Millisecond)
-		if got := short.SessionID(); got == 0 {
+		if got := short.Session().ID(); got == 0 {
 			t.Fatalf("no session id")
 		}
 	})
@@ -141,7 +140,7 @@ func testStandalone(t *testing.T, b Backend) {
 	t.Run("KillStart", func(t *testing.T) {
 		ctx := testCtx(t, 2*time.Minute)
 		conn := connect(t, c.Addrs(), 10*time.Second)
-		if _, err := conn.Set("/harness", []byte("v2"), -1); err != nil {
+		if _, err := conn.Set(ctx, "/harness", []byte("v2"), -1); err != nil {
 			t.Fatalf("set: %v", err)
 		}
 		if err := c.KillServer(ctx, 0); err != nil {
@@ -164,7 +163,7 @@ func testStandalone(t *testing.T, b Backend) {
 	t.Run("KillCutLogStart", func(t *testing.T) {
 		ctx := testCtx(t, 2*time.Minute)
 		conn := connect(t, c.Addrs(), 10*time.Second)
-		if _, err := conn.Create("/harness-cut", []byte("v3"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		if _, err := conn.Create(ctx, "/harness-cut", []byte("v3"), 0); err != nil {
 			t.Fatalf("create: %v", err)
 		}
 		if err := c.KillServer(ctx, 0); err != nil {
@@ -182,7 +181,7 @@ func testStandalone(t *testing.T, b Backend) {
 	t.Run("PauseResume", func(t *testing.T) {
 		ctx := testCtx(t, 2*time.Minute)
 		conn := connect(t, c.Addrs(), 2*time.Second)
-		if _, _, err := conn.Get("/harness"); err != nil {
+		if _, _, err := conn.Get(ctx, "/harness"); err != nil {
 			t.Fatalf("get before pause: %v", err)
 		}
 		if err := c.PauseServer(ctx, 0); err != nil {
@@ -196,9 +195,16 @@ func testStandalone(t *testing.T, b Backend) {
 		if mode, err := c.Mode(testCtx(t, time.Second), 0); err == nil {
 			t.Fatalf("paused server answered srvr: %q", mode)
 		}
+		// One unretried get on the connection to the paused server: it fails
+		// once the client gives the connection up (or, if that came first,
+		// times out waiting for a new one).
+		getCtx := testCtx(t, 20*time.Second)
 		res := make(chan error, 1)
 		go func() {
-			_, _, err := conn.Get("/harness")
+			raw, err := conn.Conn(getCtx)
+			if err == nil {
+				_, _, err = raw.Get(getCtx, "/harness")
+			}
 			res <- err
 		}()
 		select {
@@ -220,7 +226,7 @@ func testStandalone(t *testing.T, b Backend) {
 		}
 		// The same client answers again (possibly in a new session).
 		eventually(t, 30*time.Second, "get after resume", func() error {
-			data, _, err := conn.Get("/harness")
+			data, _, err := conn.Get(testCtx(t, 5*time.Second), "/harness")
 			if err == nil && string(data) != "v2" {
 				return fmt.Errorf("data = %q", data)
 			}
@@ -251,7 +257,7 @@ func testEnsemble(t *testing.T, b Backend) {
 	}
 
 	conn := connect(t, c.Addrs(), 10*time.Second)
-	if _, err := conn.Create("/ensemble", []byte("before"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := conn.Create(ctx, "/ensemble", []byte("before"), 0); err != nil {
 		t.Fatalf("create: %v", err)
 	}
 
@@ -290,7 +296,7 @@ func testEnsemble(t *testing.T, b Backend) {
 		}
 	}
 	w := connect(t, survivors, 10*time.Second)
-	if _, err := w.Set("/ensemble", []byte("after"), -1); err != nil {
+	if _, err := w.Set(ctx, "/ensemble", []byte("after"), -1); err != nil {
 		t.Fatalf("write with one member down: %v", err)
 	}
 

@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+
+	zkclient "github.com/go-zkrecipes/zkrecipes/client"
 )
 
 // missingImage names an image that exists nowhere.
@@ -68,29 +69,20 @@ func captureLogger() (*slog.Logger, *syncBuffer) {
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelInfo})), buf
 }
 
-type nopLogger struct{}
-
-func (nopLogger) Printf(string, ...any) {}
-
-// connect opens a go-zookeeper session and waits until it is connected.
-func connect(t *testing.T, servers []string, session time.Duration) *zk.Conn {
+// connect starts a zkrecipes client on servers and waits until it has a
+// session; the test's cleanup closes it.
+func connect(t *testing.T, servers []string, session time.Duration) *zkclient.Client {
 	t.Helper()
-	conn, events, err := zk.Connect(servers, session, zk.WithLogger(nopLogger{}), zk.WithLogInfo(false))
+	cl, err := zkclient.New(zkclient.WithServers(servers...), zkclient.WithSessionTimeout(session),
+		zkclient.WithLogger(discardLogger()))
 	if err != nil {
-		t.Fatalf("zk.Connect(%v): %v", servers, err)
+		t.Fatalf("client.New(%v): %v", servers, err)
 	}
-	t.Cleanup(conn.Close)
-	deadline := time.After(30 * time.Second)
-	for {
-		select {
-		case ev := <-events:
-			if ev.State == zk.StateHasSession {
-				return conn
-			}
-		case <-deadline:
-			t.Fatalf("no session with %v within 30s", servers)
-		}
+	t.Cleanup(func() { _ = cl.Close() })
+	if err := cl.Start(testCtx(t, 30*time.Second)); err != nil {
+		t.Fatalf("no session with %v within 30s: %v", servers, err)
 	}
+	return cl
 }
 
 // eventually retries f until it returns nil or the timeout passes.
@@ -112,12 +104,18 @@ func eventually(t *testing.T, timeout time.Duration, what string, f func() error
 // getData reads path through a fresh session with servers.
 func getData(t *testing.T, servers []string, path string) string {
 	t.Helper()
-	conn := connect(t, servers, 10*time.Second)
-	defer conn.Close()
-	if _, err := conn.Sync(path); err != nil {
+	cl := connect(t, servers, 10*time.Second)
+	defer cl.Close()
+	ctx := testCtx(t, 30*time.Second)
+	// Sync and read on the same connection, unretried.
+	conn, err := cl.Conn(ctx)
+	if err != nil {
+		t.Fatalf("connection to %v: %v", servers, err)
+	}
+	if _, err := conn.Sync(ctx, path); err != nil {
 		t.Fatalf("sync %s: %v", path, err)
 	}
-	data, _, err := conn.Get(path)
+	data, _, err := conn.Get(ctx, path)
 	if err != nil {
 		t.Fatalf("get %s from %v: %v", path, servers, err)
 	}

@@ -1,18 +1,16 @@
 package zkharness
 
 import (
-	"crypto/tls"
-	"net"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
 // TestTLSCluster starts a WithTLS server on each selected backend and
-// connects over TLS with go-zookeeper (before and after a restart, on the
-// same secure address); Close removes the keys.
+// connects over TLS with the zkrecipes client (before and after a restart,
+// on the same secure address); Close removes the keys.
 func TestTLSCluster(t *testing.T) {
 	for _, b := range selectedBackends(t) {
 		t.Run(string(b), func(t *testing.T) {
@@ -31,18 +29,19 @@ func TestTLSCluster(t *testing.T) {
 			}
 			create := func(p string) {
 				t.Helper()
-				dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
-					d := &net.Dialer{Timeout: timeout}
-					conf := cfg.Clone()
-					conf.ServerName = "127.0.0.1"
-					return tls.DialWithDialer(d, network, addr, conf)
-				}
-				conn, _, err := zk.Connect([]string{c.SecureAddr(0)}, 10*time.Second, zk.WithDialer(dial), zk.WithLogInfo(false))
+				conf := cfg.Clone()
+				conf.ServerName = "127.0.0.1"
+				cl, err := client.New(client.WithServers(c.SecureAddr(0)), client.WithSessionTimeout(10*time.Second),
+					client.WithTLS(conf), client.WithLogger(discardLogger()))
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer conn.Close()
-				if _, err := conn.Create(p, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+				defer cl.Close()
+				ctx := testCtx(t, time.Minute)
+				if err := cl.Start(ctx); err != nil {
+					t.Fatalf("session over TLS: %v", err)
+				}
+				if _, err := cl.Create(ctx, p, nil, 0); err != nil {
 					t.Fatalf("create %s over TLS: %v", p, err)
 				}
 			}

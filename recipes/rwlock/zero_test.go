@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zkrecipes/zkrecipes/internal/zerocheck"
+	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )

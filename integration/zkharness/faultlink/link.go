@@ -1,13 +1,17 @@
 // Package faultlink puts one ZooKeeper client's network path under a test's
-// control: a Link is a dialer (go-zookeeper's zk.Dialer shape) whose
-// connections the test can cut, blackhole or make lose the reply to one
-// request, and which counts the client's requests by opcode. It refers to no
-// ZooKeeper server of its own, so it works with any cluster (the zkharness
-// package's, or a real one), and faults on one link touch no other client.
+// control: a Link is a dialer (client.Dialer's shape, which is also
+// go-zookeeper's zk.Dialer) whose connections the test can cut, blackhole or
+// make lose the reply to one request, and which counts the client's requests
+// by opcode. It refers to no ZooKeeper server of its own, so it works with
+// any cluster (the zkharness package's, or a real one), and faults on one
+// link touch no other client.
 //
 //	link := faultlink.New()
-//	defer link.Close()
-//	conn, _, err := zk.Connect(addrs, 10*time.Second, zk.WithDialer(link.Dial))
+//	defer link.Close() // after the client's Close
+//	c, err := client.New(client.WithServers(addrs...), client.WithDialer(link.Dial))
+//	...
+//	err = c.Start(ctx)
+//	defer c.Close()
 //	...
 //	link.DropReplyTo(faultlink.OpCreate) // the server creates, the client never hears back
 //	link.Cut()                           // connection loss now; the session lives on
@@ -52,9 +56,10 @@ const (
 // Link wraps every connection one client dials, so a test can cut, blackhole
 // or count that client's traffic without touching other clients.
 //
-// Give Link.Dial to the client as its dialer (it has the shape of
-// go-zookeeper's zk.Dialer). Create links with New; a Link must not be
-// copied after first use. All methods are safe for concurrent use.
+// Give Link.Dial to the client as its dialer (client.WithDialer; it has
+// the shape of go-zookeeper's zk.Dialer too). Create links with New; a
+// Link must not be copied after first use. All methods are safe for
+// concurrent use.
 type Link struct {
 	mu       sync.Mutex
 	mode     faultMode

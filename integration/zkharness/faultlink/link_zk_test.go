@@ -2,9 +2,10 @@ package faultlink
 
 import (
 	"bytes"
+	"context"
 	"errors"
-	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -17,6 +18,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/goleak"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
 // linkZKJars are the Debian zookeeper package's jars a standalone server needs.
@@ -148,36 +152,39 @@ func linkZKServing(addr string) bool {
 	return bytes.Contains(out, []byte("Mode: "))
 }
 
-// linkZKLog collects go-zookeeper's log lines, to show them if the test fails.
+// linkZKLog collects the client's log lines, to show them if the test fails.
 type linkZKLog struct {
-	mu    sync.Mutex
-	lines []string
+	mu  sync.Mutex
+	buf bytes.Buffer
 }
 
-func (l *linkZKLog) Printf(format string, args ...any) {
+func (l *linkZKLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+	return l.buf.Write(p)
 }
 
 func (l *linkZKLog) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
+	return l.buf.String()
 }
 
-// linkZKWaitState waits for an event of the given state.
-func linkZKWaitState(t *testing.T, events <-chan zk.Event, want zk.State, within time.Duration) {
+// linkZKWaitState waits for a transition to the given state.
+func linkZKWaitState(t *testing.T, states <-chan client.StateChange, want client.State, within time.Duration) {
 	t.Helper()
 	timeout := time.After(within)
 	for {
 		select {
-		case ev := <-events:
-			if ev.Type == zk.EventSession && ev.State == want {
+		case ev, ok := <-states:
+			if !ok {
+				t.Fatalf("state channel closed while waiting for %v", want)
+			}
+			if ev.State == want {
 				return
 			}
 		case <-timeout:
-			t.Fatalf("no %v event within %v", want, within)
+			t.Fatalf("no %v transition within %v", want, within)
 		}
 	}
 }
@@ -188,38 +195,46 @@ func TestLinkWithRealZooKeeper(t *testing.T) {
 
 	link := New()
 	defer link.Close()
-	events := make(chan zk.Event, 256)
 	logs := &linkZKLog{}
-	conn, _, err := zk.Connect([]string{addr}, 8*time.Second,
-		zk.WithDialer(link.Dial),
-		zk.WithLogger(logs),
-		zk.WithEventCallback(func(ev zk.Event) {
-			select {
-			case events <- ev:
-			default:
-			}
-		}))
+	// No retries: each operation is one request, as on a bare connection,
+	// so that the requests counted and the error of a dropped reply are
+	// the test's own.
+	never, err := retry.NTimes(0, 0)
 	if err != nil {
-		t.Fatalf("connect: %v", err)
+		t.Fatal(err)
+	}
+	conn, err := client.New(client.WithServers(addr), client.WithSessionTimeout(8*time.Second),
+		client.WithDialer(link.Dial),
+		client.WithRetryPolicy(never),
+		client.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	if err != nil {
+		t.Fatalf("client.New: %v", err)
 	}
 	defer conn.Close()
+	states, stop := conn.Subscribe()
+	defer stop()
 	defer func() {
 		if t.Failed() {
 			t.Logf("client log:\n%s", logs)
 		}
 	}()
-	linkZKWaitState(t, events, zk.StateHasSession, 30*time.Second)
-	session := conn.SessionID()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := conn.Start(ctx); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	linkZKWaitState(t, states, client.StateConnected, 30*time.Second)
+	session := conn.Session().ID()
 	dials := link.Dials()
 	if dials < 1 {
 		t.Fatalf("Dials() = %d with a session established, want at least 1", dials)
 	}
 
 	// Requests are counted by opcode.
-	if _, err := conn.Create("/a", []byte("a"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := conn.Create(ctx, "/a", []byte("a"), 0); err != nil {
 		t.Fatalf("create /a: %v", err)
 	}
-	if _, _, err := conn.Get("/a"); err != nil {
+	if _, _, err := conn.Get(ctx, "/a"); err != nil {
 		t.Fatalf("get /a: %v", err)
 	}
 	if got := link.Requests(OpCreate); got != 1 {
@@ -231,7 +246,7 @@ func TestLinkWithRealZooKeeper(t *testing.T) {
 
 	// A dropped reply: the client sees connection loss, the server did the work.
 	fired := link.DropReplyTo(OpCreate)
-	_, err = conn.Create("/b", []byte("b"), 0, zk.WorldACL(zk.PermAll))
+	_, err = conn.Create(ctx, "/b", []byte("b"), 0)
 	if !errors.Is(err, zk.ErrConnectionClosed) {
 		t.Fatalf("create /b with its reply dropped: %v, want zk.ErrConnectionClosed", err)
 	}
@@ -240,25 +255,25 @@ func TestLinkWithRealZooKeeper(t *testing.T) {
 	default:
 		t.Fatal("DropReplyTo channel not closed although the create failed")
 	}
-	linkZKWaitState(t, events, zk.StateHasSession, 30*time.Second)
-	if ok, _, err := conn.Exists("/b"); err != nil || !ok {
+	linkZKWaitState(t, states, client.StateReconnected, 30*time.Second)
+	if ok, _, err := conn.Exists(ctx, "/b"); err != nil || !ok {
 		t.Fatalf("exists /b after the dropped reply: %v, %v; want true: the server should have created it", ok, err)
 	}
-	if got := conn.SessionID(); got != session {
+	if got := conn.Session().ID(); got != session {
 		t.Fatalf("session changed from %x to %x after a dropped reply", session, got)
 	}
 
 	// Cut: the client loses its connection at once and cannot redial; after
 	// Restore it resumes the same session.
 	link.Cut()
-	linkZKWaitState(t, events, zk.StateDisconnected, 10*time.Second)
+	linkZKWaitState(t, states, client.StateSuspended, 10*time.Second)
 	if _, err := link.Dial("tcp", addr, time.Second); !errors.Is(err, ErrCut) {
 		t.Fatalf("dial while cut: %v, want ErrCut", err)
 	}
 	dials = link.Dials()
 	link.Restore()
-	linkZKWaitState(t, events, zk.StateHasSession, 30*time.Second)
-	if got := conn.SessionID(); got != session {
+	linkZKWaitState(t, states, client.StateReconnected, 30*time.Second)
+	if got := conn.Session().ID(); got != session {
 		t.Fatalf("session changed from %x to %x after a short cut", session, got)
 	}
 	if got := link.Dials(); got <= dials {
@@ -267,10 +282,10 @@ func TestLinkWithRealZooKeeper(t *testing.T) {
 
 	// Blackhole: the client notices only through its own timeouts.
 	link.Blackhole()
-	linkZKWaitState(t, events, zk.StateDisconnected, 30*time.Second)
+	linkZKWaitState(t, states, client.StateSuspended, 30*time.Second)
 	link.Restore()
-	linkZKWaitState(t, events, zk.StateHasSession, 30*time.Second)
-	if _, _, err := conn.Get("/a"); err != nil {
+	linkZKWaitState(t, states, client.StateReconnected, 30*time.Second)
+	if _, _, err := conn.Get(ctx, "/a"); err != nil {
 		t.Fatalf("get /a after the blackhole: %v", err)
 	}
 }

@@ -1,7 +1,10 @@
 // Package zerocheck is a test helper: it calls every method of a zero value
 // and fails the test if one panics, blocks or answers without the typed
-// error the bar asks for. The tests of client, recipes/mutex and
-// recipes/rwlock share it; no library package imports it.
+// error the bar asks for. The tests of client and of recipes/barrier,
+// cache, counter, mutex, node and rwlock share it. It lives under
+// integration, beside the other test helpers, because it is no library
+// code: it inspects the module's own types with reflect and imports
+// recipes/mutex, and no library package may import it.
 package zerocheck
 
 import (
