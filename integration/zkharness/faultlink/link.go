@@ -373,9 +373,8 @@ func (l *Link) DropReplyTo(ops ...int32) <-chan struct{} {
 // ops (any request at all when ops is empty), on any connection of this
 // link, is held back until release is called or the connection closes, as
 // if it had not left the client yet; so is everything the client writes on
-// that connection after it, in order. (go-zookeeper writes each request
-// with a write of its own; a write that carries several requests is held
-// whole.) Nothing is lost: on release the held bytes go to the server. fired
+// that connection after it, in order. (A write that carries several
+// requests, as the client's batching writer sends them, is held whole.) Nothing is lost: on release the held bytes go to the server. fired
 // is closed once a request is held. Calling release more than once, or
 // before the fault fired (it then passes the request at once), is
 // harmless. Disarm does not touch hold faults.
