@@ -41,11 +41,12 @@
 // made as container nodes, which the server removes once they are empty.
 //
 // DeleteGuaranteed is Curator's guaranteed delete: a delete that cannot
-// finish within its ctx is remembered and tried again on every reconnect of
-// the node's session, until it succeeds or that session ends (the server then
-// removed the node). Its bound is the session's life, never the retry policy;
-// PendingDeletes counts those still going. Every node the recipes give up is
-// deleted this way.
+// finish within its ctx, or within a second without a connection, is
+// remembered and tried again on every reconnect of the node's session, until
+// it succeeds or that session ends (the server then removed the node; a node
+// whose session has ended already is no error). Its bound is the session's
+// life, never the retry policy; PendingDeletes counts those still going.
+// Every node the recipes give up is deleted this way.
 //
 // WithTLS makes every connection a TLS one (over WithDialer's dialer), to
 // ZooKeeper's secureClientPort; a handshake that fails is a *TLSError, and

@@ -16,21 +16,33 @@ import (
 var ErrDeletePending = errors.New("zkrecipes: delete continues in the background")
 
 // DeleteGuaranteed deletes the node at path, as Curator's guaranteed delete
-// does. It first tries within ctx (under the retry policy). If that fails for
-// a reason that may pass (no connection, ctx ended), the client keeps the
-// delete and retries it in the background, at once on every reconnect and
+// does, and never waits long for a connection. It first tries within ctx
+// (under the retry policy) while the client has a connection, or gets one
+// back within a second of losing it; a connection that
+// dies silently counts once the client notices (within 2/3 of the session
+// timeout, see the package documentation). If that fails for a reason that
+// may pass (no connection, ctx ended), the client keeps the delete and
+// retries it in the background, at once on every reconnect and
 // periodically while connected, until the node is gone, the session sess
 // ends (the server then removes sess's ephemeral nodes itself; one last try
 // is made on the next session, which covers a create that the server
-// applied only after the session had changed) or the client closes. A nil sess means: until the node
-// is gone or the client closes. The error returned then wraps
-// ErrDeletePending and the cause. An absent node is success.
+// applied only after the session had changed) or the client closes. A nil
+// sess means: until the node is gone or the client closes. The error
+// returned then wraps ErrDeletePending and the cause. An absent node is
+// success.
+//
+// A node of a session that has ended (sess is Done: Lost, and the client
+// is not connected in a new session) is gone with it, or goes as soon as
+// the server expires it: DeleteGuaranteed returns nil without waiting,
+// leaving only the last try on the next session to the background; so it
+// does when sess ends while it waits.
 //
 // A delete the server refuses for good (the parent's ACL does not let
 // this client delete: an *ACLError, errors.Is(err, ErrNoAuth); or the node
 // has children) is not retried: the error is returned, or, in the
 // background, logged, and DeletesGivenUp counts it. The node then stays
 // until its session ends (an ephemeral one) or someone allowed deletes it.
+// After Close the error wraps ErrClosed.
 //
 // PendingDeletes counts the deletes still running in the background.
 func (c *Client) DeleteGuaranteed(ctx context.Context, path string, sess *Session) error {
@@ -38,10 +50,18 @@ func (c *Client) DeleteGuaranteed(ctx context.Context, path string, sess *Sessio
 	if err != nil {
 		return err
 	}
-	err = c.DeleteIfExists(ctx, path)
-	if err == nil || !mayPass(err) {
-		c.countGivenUp(err)
-		return err
+	if c.isClosed() {
+		return ErrClosed
+	}
+	ended := sess != nil && sess.ended()
+	if !ended || !isClosedChan(c.Disconnected()) {
+		// A session that has ended gets its last try here when the client
+		// has a connection now (in a new session): nothing to wait for else.
+		err = c.deleteNow(ctx, path, sess)
+		if err == nil || !mayPass(err) {
+			c.countGivenUp(err)
+			return err
+		}
 	}
 	c.keepDeleting("node "+full, sess, func(conn *wire.Conn) error {
 		if err := conn.Delete(bg, full, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
@@ -49,7 +69,88 @@ func (c *Client) DeleteGuaranteed(ctx context.Context, path string, sess *Sessio
 		}
 		return nil
 	})
+	if sess != nil && sess.ended() {
+		return nil // gone with its session
+	}
 	return fmt.Errorf("%w: %s: %w", ErrDeletePending, path, err)
+}
+
+// reconnectWait bounds how long DeleteGuaranteed's first try waits for a
+// connection that is lost: past it, the delete goes on in the background.
+const reconnectWait = time.Second
+
+// errNoConnection ends the first try of a guaranteed delete that waited
+// reconnectWait for a connection.
+var errNoConnection = errors.New("zkrecipes: no connection to ZooKeeper")
+
+// errSessionEnded ends the first try of a guaranteed delete whose node's
+// session ended meanwhile: the node went with it.
+var errSessionEnded = errors.New("zkrecipes: the node's session ended")
+
+// deleteNow is DeleteGuaranteed's first try: DeleteIfExists within ctx,
+// given up once the client has been without a connection for
+// reconnectWait, or once sess (if not nil and not over yet) ends. The
+// error then wraps errNoConnection or errSessionEnded.
+func (c *Client) deleteNow(ctx context.Context, path string, sess *Session) error {
+	// The common case, with no goroutine: the connection is up, and one
+	// request settles it (gone, or refused). Only a connection lost under
+	// it takes the bounded wait below.
+	if conn := c.upNow(); conn != nil {
+		full, err := c.abs(path)
+		if err != nil {
+			return err
+		}
+		err = conn.Delete(ctx, full, -1)
+		if err == nil || errors.Is(err, zk.ErrNoNode) {
+			return nil
+		}
+		if !c.retryable(err) {
+			return aclErr("delete", path, err)
+		}
+	}
+	tctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var sessDone <-chan struct{}
+	if sess != nil && !sess.ended() {
+		sessDone = sess.Done()
+	}
+	go c.abandonWhenCut(tctx, cancel, sessDone)
+	err := c.DeleteIfExists(tctx, path)
+	if err != nil && ctx.Err() == nil && tctx.Err() != nil {
+		err = fmt.Errorf("%w (%v)", context.Cause(tctx), err) // not ctx.Canceled: the caller did not cancel
+	}
+	return err
+}
+
+// abandonWhenCut cancels ctx (with errNoConnection) once the client has
+// been without a connection for reconnectWait, or (with errSessionEnded)
+// once sessDone is closed; it returns when ctx ends or the client closes.
+func (c *Client) abandonWhenCut(ctx context.Context, cancel context.CancelCauseFunc, sessDone <-chan struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.closedCh:
+			return // the delete fails with ErrClosed
+		case <-sessDone:
+			cancel(errSessionEnded)
+			return
+		case <-c.Disconnected():
+		}
+		t := time.NewTimer(reconnectWait)
+		select {
+		case <-ctx.Done():
+		case <-sessDone:
+			cancel(errSessionEnded)
+		case <-t.C:
+			cancel(errNoConnection)
+		case <-c.connectedSignal():
+			t.Stop()
+			continue // back: watch for the next loss
+		}
+		t.Stop()
+		return
+	}
 }
 
 // PendingDeletes is the number of guaranteed deletes still being retried in
@@ -171,4 +272,15 @@ func (c *Client) tryOnce(op func(conn *wire.Conn) error) error {
 		return err
 	}
 	return op(conn)
+}
+
+// upNow returns the connection when it can carry requests right now (see
+// connUp), else nil, without waiting.
+func (c *Client) upNow() *wire.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.usableLocked() != nil || c.conn == nil || !isClosedChan(c.connReady) || !isClosedChan(c.upCh) {
+		return nil
+	}
+	return c.conn
 }

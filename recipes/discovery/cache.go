@@ -2,9 +2,11 @@ package discovery
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 )
@@ -30,7 +32,7 @@ type Cache struct {
 	cc   *cache.Cache
 	errs *lifeErrors // what its errors call it: a service cache, or a provider
 
-	wg       sync.WaitGroup // the pump and the subscribers' goroutines
+	wg       sync.WaitGroup // the pump and the subscribers' queues (not the listeners: see Close)
 	initCh   chan struct{}  // closed after the initial load
 	initOnce sync.Once
 	doneCh   chan struct{} // closed when the pump has ended
@@ -39,6 +41,7 @@ type Cache struct {
 	phase     phase
 	instances map[string]Instance // by node name
 	subs      map[*pubsub.Sub[Event]]struct{}
+	listeners map[*listener]struct{} // Listen's goroutines still running
 }
 
 // NewCache returns a cache of service name's instances. It does no I/O:
@@ -76,10 +79,16 @@ func (ch *Cache) Name() string {
 }
 
 // Start loads the cache and keeps it current until Close (Curator's
-// start). It returns once the initial load is done; when ctx ends first it
-// returns ctx's error and the load goes on in the background (Close stops
+// start). It returns nil once the initial load is done; when ctx ends first
+// it returns ctx's error and the load goes on in the background (Close stops
 // it). Subscribers (Events, Listen) that came before Start see the load's
 // Added events and Initialized.
+//
+// Start returns nil only if, when it returns, the load is done and neither
+// the cache nor its client is closed: a close that happened before Start
+// returns, even right after the load, makes it return an error wrapping
+// ErrClosed (the cache's own after Close, else the client's), whatever the
+// order in which Start noticed the load and the close.
 func (ch *Cache) Start(ctx context.Context) error {
 	if ch == nil || ch.cc == nil {
 		return errZeroCache()
@@ -105,12 +114,37 @@ func (ch *Cache) Start(ctx context.Context) error {
 	ch.mu.Unlock()
 	select {
 	case <-ch.initCh:
-		return nil
 	case <-ch.doneCh:
-		return ch.closedErr()
 	case <-ctx.Done():
-		return ctx.Err()
 	}
+	// What happened decides, not which of the channels select picked: a
+	// close wins over the load (the pump may have dropped Initialized, or
+	// delivered it, when the client closed right after the load).
+	switch {
+	case ch.closedNow():
+		return ch.closedErr()
+	case isDone(ch.initCh):
+		return nil
+	}
+	return ctx.Err()
+}
+
+// closedNow reports whether the cache or its client is closed, or the pump
+// is over.
+func (ch *Cache) closedNow() bool {
+	ch.mu.RLock()
+	closed := ch.phase == closed
+	ch.mu.RUnlock()
+	return closed || isDone(ch.doneCh) || clientClosed(ch.d.c)
+}
+
+// clientClosed reports whether c is closed: WaitSession says so at once
+// (without waiting, its ctx being over already).
+func clientClosed(c *client.Client) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := c.WaitSession(ctx)
+	return errors.Is(err, client.ErrClosed)
 }
 
 // closedErr is the error of a call on a cache whose pump is over (or never
@@ -147,6 +181,7 @@ func (ch *Cache) list() ([]Instance, error) {
 	if ch == nil || ch.cc == nil {
 		return nil, errZeroCache()
 	}
+	gone := clientClosed(ch.d.c) // as Start: not only once the pump has seen it
 	ch.mu.RLock()
 	defer ch.mu.RUnlock()
 	switch ch.phase {
@@ -155,7 +190,7 @@ func (ch *Cache) list() ([]Instance, error) {
 	case closed:
 		return nil, ch.errs.closed
 	}
-	if isDone(ch.doneCh) {
+	if gone || isDone(ch.doneCh) {
 		return nil, ErrClosed // the client closed
 	}
 	out := make([]Instance, 0, len(ch.instances))
@@ -219,7 +254,10 @@ func (ch *Cache) apply(ev cache.Event) {
 
 // Close stops the cache: its watches' notifications are ignored, every
 // subscription's channel is closed and listeners get nothing more. The
-// view is emptied. Close is idempotent.
+// view is emptied. Close waits for the listeners' calls that are running
+// (see Listen), except the one it is called from: a listener may call
+// Close (or the Discovery's Close); that listener's goroutine ends once
+// its call returns. Close is idempotent.
 func (ch *Cache) Close() error {
 	if ch == nil || ch.cc == nil {
 		return errZeroCache()
@@ -236,11 +274,19 @@ func (ch *Cache) Close() error {
 	subs := ch.subs
 	ch.subs = nil
 	ch.instances = map[string]Instance{}
+	listeners := ch.listeners
+	ch.listeners = nil
 	ch.mu.Unlock()
 	for s := range subs {
 		s.Stop()
 	}
 	ch.wg.Wait()
+	self := goroutineID()
+	for l := range listeners {
+		if l.gid.Load() != self {
+			<-l.done
+		}
+	}
 	ch.d.untrack(ch)
 	return nil
 }

@@ -15,6 +15,8 @@
 // The layout is Curator's: the member's node is <path>/<id>, ephemeral, with
 // the member's data, so Go and Java members of one group see each other. As
 // in Curator, Members always holds this member (with its latest data), even
-// while its node is being made again, and two members that share an id share
-// one node (the second takes the first's over).
+// while its node is being made again, until Close (then it is empty), and
+// two members that share an id share one node (the second takes the
+// first's over). The group is loaded once the member's node exists, so the
+// member's own Joined event comes before Loaded.
 package group

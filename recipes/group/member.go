@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
@@ -41,9 +42,15 @@ type Member struct {
 	id    string
 	own   *node.Node
 	view  *cache.Cache
-	wg    sync.WaitGroup // Events' translators
+	wg    sync.WaitGroup // Events' translators and the view's starter
 	close sync.Once
 	err   error // Close's
+
+	stopCtx  context.Context // ended by Close: stops the view's starter
+	stop     context.CancelFunc
+	viewUp   chan struct{} // closed once the starter is done (viewErr is set)
+	viewErr  error         // the view's Start error, if the starter called it
+	viewGone bool          // the starter ended without starting the view
 
 	mu      sync.Mutex
 	started bool // Start succeeded
@@ -90,7 +97,8 @@ func New(c *client.Client, path, id string, data []byte, opts ...Option) (*Membe
 	if err != nil {
 		return nil, err
 	}
-	return &Member{path: path, id: id, own: n, view: v}, nil
+	ctx, stop := context.WithCancel(context.Background())
+	return &Member{path: path, id: id, own: n, view: v, stopCtx: ctx, stop: stop, viewUp: make(chan struct{})}, nil
 }
 
 func memberPath(group, id string) string {
@@ -119,8 +127,9 @@ func (m *Member) Path() string {
 }
 
 // Start joins the group in the background: the member's node is made (and
-// kept) and the group is loaded (and kept current). WaitJoined waits for
-// both.
+// kept) and, once it exists, the group is loaded (and kept current), so that
+// the first load has this member in it: its Joined comes before Loaded (see
+// Events). WaitJoined waits for both.
 func (m *Member) Start() error {
 	if m.zero() {
 		return errZero()
@@ -133,15 +142,41 @@ func (m *Member) Start() error {
 	case m.started:
 		return errMemberAlreadyStarted
 	}
-	if err := m.view.Start(); err != nil {
-		return err
-	}
 	if err := m.own.Start(); err != nil {
-		_ = m.view.Close()
 		return err
 	}
 	m.started = true
+	m.wg.Add(1)
+	go m.startView()
 	return nil
+}
+
+// viewRetry is how often the view's starter looks again at a node whose
+// create the server refused (the node keeps trying).
+const viewRetry = 500 * time.Millisecond
+
+// startView starts the view once the member's node was first made (or
+// taken over), unless Close or the client's close comes first.
+func (m *Member) startView() {
+	defer m.wg.Done()
+	defer close(m.viewUp)
+	for {
+		err := m.own.WaitForInitialCreate(m.stopCtx)
+		switch {
+		case err == nil:
+			m.viewErr = m.view.Start()
+			return
+		case m.stopCtx.Err() != nil, errors.Is(err, ErrClosed):
+			m.viewGone = true
+			return
+		}
+		t := time.NewTimer(viewRetry)
+		select {
+		case <-t.C:
+		case <-m.stopCtx.Done():
+		}
+		t.Stop()
+	}
 }
 
 // usable is nil, or why the member cannot be used now: closed, or (with
@@ -179,13 +214,35 @@ func (m *Member) WaitJoined(ctx context.Context) error {
 	if err := m.own.WaitForInitialCreate(ctx); err != nil {
 		return m.closedOr(err)
 	}
+	select {
+	case <-m.viewUp:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	switch {
+	case m.viewErr != nil:
+		return m.closedOr(m.viewErr)
+	case m.viewGone:
+		// The node was made, then the member or its client closed before
+		// the view could start.
+		if err := m.usable(true); err != nil {
+			return err
+		}
+		return ErrClosed
+	}
 	return m.closedOr(m.view.WaitInitialized(ctx))
 }
 
-// Members returns the group as last seen: each member's id and data. This
-// member is always in it, with its latest data, as in Curator.
+// Members returns the group as last seen: each member's id and data. Until
+// Close this member is always in it, with its latest data, as in Curator
+// (before the first load too). After Close it returns nil: the member has
+// left and no longer sees the group (Curator's getCurrentMembers, its cache
+// cleared by close, would still list this member alone).
 func (m *Member) Members() map[string][]byte {
 	if m.zero() {
+		return nil
+	}
+	if m.usable(false) != nil {
 		return nil
 	}
 	kids := m.view.Children(m.path)
@@ -212,7 +269,10 @@ func (m *Member) SetData(ctx context.Context, data []byte) error {
 // Events returns a channel that receives every change of the group from now
 // on (Joined, Updated, Left, and Loaded once after the first load when the
 // subscription came before it), in order and none dropped, and a cancel
-// function. The channel is closed by cancel or by Close.
+// function. The channel is closed by cancel or by Close. The first load
+// comes after this member's node was made, so its Joined comes before
+// Loaded (unless its node was deleted again before the load: the member
+// then joins again after it).
 func (m *Member) Events() (<-chan Event, func()) {
 	if m.zero() {
 		return pubsub.Closed[Event](), func() {}
@@ -266,8 +326,11 @@ func idOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 // Close leaves the group: the cache stops (every Events channel is closed)
 // and the member's node is deleted with the client's guaranteed delete
 // (within ctx, else in the background: the error then wraps
-// ErrDeletePending). Close is idempotent; later calls return the first
-// one's result.
+// ErrDeletePending). As node.Node's Close, it never waits for a reconnect:
+// without a connection it returns within about a second, nil when the
+// member's session was lost (its node went with it), else an error
+// wrapping ErrDeletePending. Close is idempotent; later calls return the
+// first one's result.
 func (m *Member) Close(ctx context.Context) error {
 	if m.zero() {
 		return errZero()
@@ -276,6 +339,7 @@ func (m *Member) Close(ctx context.Context) error {
 	m.closed = true
 	m.mu.Unlock()
 	m.close.Do(func() {
+		m.stop()
 		viewErr := m.view.Close()
 		m.err = errors.Join(m.own.Close(ctx), viewErr)
 		m.wg.Wait()

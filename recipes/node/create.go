@@ -15,17 +15,21 @@ import (
 // create makes the node with the latest data. A protected create
 // (client.CreateProtected) finds its own node again after a lost reply
 // and cleans up after itself when Close interrupts it. A plain create
-// cannot be found again once abandoned, so it is not abandoned: the
-// keeper waits for a connection (which Close may interrupt), then lets the
-// create run to its end, so that a node it makes is known and deleted by
-// Close. A plain create that finds a node at the path (zk.ErrNodeExists)
-// leaves it to the next step to judge: the handle's own (a create whose
-// reply was lost), a leftover of an earlier session, or another's.
+// cannot be found again once abandoned, so Close does not abandon it
+// while the client has a connection: the keeper waits for a connection
+// (which Close may interrupt), then lets the create run to its end, so
+// that a node it makes is known and deleted by Close. Once Close was
+// called and the connection is lost, the create is given up (Close must
+// not wait for a reconnect): the node it may have made is at its target
+// path (madePath), which Close deletes (guaranteed). A plain create that
+// finds a node at the path (zk.ErrNodeExists) leaves it to the next step
+// to judge: the handle's own (a create whose reply was lost), a leftover
+// of an earlier session, or another's.
 func (k *keeper) create(ctx context.Context) error {
 	n := k.n
 	target, flags := k.target()
 	data, gen := n.snapshot()
-	k.made = true
+	k.made, k.madePath = true, ""
 	if n.o.protect {
 		var pn client.ProtectedNode
 		var err error
@@ -40,13 +44,16 @@ func (k *keeper) create(ctx context.Context) error {
 		if pn.Session != nil {
 			k.remember(pn.Session)
 		}
+		k.madePath = pn.Path
 		n.setPath(pn.Path, gen)
 		return nil
 	}
 	if _, err := k.cl.Conn(ctx); err != nil {
 		return err
 	}
-	run := context.WithoutCancel(ctx)
+	k.madePath = target
+	run, stop := untilCut(ctx, k.cl)
+	defer stop()
 	var p string
 	var err error
 	if n.o.ttlSet {
@@ -56,13 +63,40 @@ func (k *keeper) create(ctx context.Context) error {
 	}
 	switch {
 	case err == nil:
+		k.madePath = p
 		n.setPath(p, gen)
 	case errors.Is(err, zk.ErrNodeExists):
 		n.setPath(target, 0)
 	default:
+		if run.Err() == nil && !retry.IsRetryable(err) {
+			k.madePath = "" // the server's answer: no node made
+		}
 		return k.failed(err, gen)
 	}
 	return nil
+}
+
+// untilCut returns a context that outlives ctx (the keeper's, which Close
+// ends) while the client has a connection: it ends once ctx has ended and
+// the client is (or becomes) without a connection, or when stop is called.
+// A request the keeper must see to its end (a plain create) runs under it,
+// so that Close awaits it while it can finish, and never waits for a
+// reconnect.
+func untilCut(ctx context.Context, cl *client.Client) (run context.Context, stop func()) {
+	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-run.Done():
+			return
+		}
+		select {
+		case <-cl.Disconnected():
+			cancel()
+		case <-run.Done():
+		}
+	}()
+	return run, cancel
 }
 
 // target is the path and flags of the next create, as Curator chooses

@@ -64,8 +64,12 @@
 // ephemeral node): when the delete cannot finish now it goes on in the
 // background, on every reconnect, while that session lives. So does every
 // node the handle gives up (an old session's node). A create under way when
-// Close is called is awaited (a protected one cleans up after itself), so
-// that no node is made after Close deleted.
+// Close is called is awaited while the connection lasts (a protected one
+// cleans up after itself), so that no node is made after Close deleted;
+// once the connection is lost, the node it may have made is deleted
+// (guaranteed) at its path. Close never waits for a reconnect: without a
+// connection it returns within about a second, nil when the node went
+// with its lost session, else ErrDeletePending.
 //
 // # TTL nodes
 //

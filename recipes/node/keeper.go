@@ -24,6 +24,12 @@ type keeper struct {
 	owner     int64           // its ephemeral owner (0: persistent)
 	nodeSess  *client.Session // that owner, when it is a session of this client (nil: persistent or another's)
 	made      bool            // a create of the handle may have made the node at path
+	madePath  string          // that path, while made ("" when the create surely made none: refused, or a protected one that cleaned up)
+	// lost is the handle's own ephemeral node that it gave up with its
+	// session (nil: none). The server may hold that session, and so the
+	// node, for a while yet (the client gave it up first, or the server
+	// restarted): Close still deletes it, with one last try.
+	lost *lostNode
 	// mine are the sessions this client had while the handle ran: an
 	// ephemeral node of one of them that is over is a leftover to delete,
 	// not another process's node to adopt.
@@ -95,7 +101,7 @@ func (k *keeper) run(states <-chan client.StateChange) {
 			switch sc.State {
 			case client.StateLost:
 				if k.owner != 0 && k.owner == sc.SessionID {
-					k.gone() // ended with its session: a new one makes it again
+					k.sessionEnded() // a new session makes it again
 				}
 				due = true
 			case client.StateConnected, client.StateReconnected:
@@ -135,7 +141,7 @@ func (k *keeper) step(ctx context.Context) (settled bool, err error) {
 	if k.nodeSess != nil && isDone(k.nodeSess) {
 		// The node's session ended (the state change may not have reached
 		// the keeper yet): the node is gone, whatever comes next.
-		k.gone()
+		k.sessionEnded()
 	}
 	sess, err := k.cl.WaitSession(ctx)
 	if err != nil {
@@ -159,6 +165,7 @@ func (k *keeper) step(ctx context.Context) (settled bool, err error) {
 	}
 	if !ok {
 		k.gone()
+		k.forgetLost(path) // not there: gone
 		return false, k.create(ctx)
 	}
 	cur := k.cl.Session()
@@ -171,6 +178,7 @@ func (k *keeper) step(ctx context.Context) (settled bool, err error) {
 		// it up before the server expired it): delete it, make a new one.
 		k.gone()
 		k.abandon(sctx, path, k.mine[owner])
+		k.forgetLost(path) // deleted, or left to the guaranteed delete
 		return false, k.create(ctx)
 	default:
 		k.take(path, st, cur)
@@ -220,7 +228,8 @@ func (k *keeper) take(path string, st *zk.Stat, cur *client.Session) {
 	if k.made && (owner == 0 || (cur != nil && owner == cur.ID())) {
 		typ = Created
 	}
-	k.czxid, k.owner, k.made = st.Czxid, owner, false
+	k.czxid, k.owner, k.made, k.madePath = st.Czxid, owner, false, ""
+	k.forgetLost(path)         // the node there now is this one
 	k.nodeSess = k.mine[owner] // nil for a persistent node (owner 0) and another's
 	if typ == Adopted {
 		if (owner != 0) != n.o.mode.ephemeral() {
@@ -254,6 +263,28 @@ func (k *keeper) gone() {
 	}
 }
 
+// lostNode is a node of the handle's that went with its session.
+type lostNode struct {
+	path string
+	sess *client.Session
+}
+
+// sessionEnded records that the node the handle holds ended with its
+// session (gone, and remembered in lost when it was the handle's own).
+func (k *keeper) sessionEnded() {
+	if k.nodeSess != nil {
+		k.lost = &lostNode{path: k.n.Path(), sess: k.nodeSess}
+	}
+	k.gone()
+}
+
+// forgetLost forgets the lost node when it was at path.
+func (k *keeper) forgetLost(path string) {
+	if k.lost != nil && k.lost.path == path {
+		k.lost = nil
+	}
+}
+
 // clientClosed records that the keeper ends with its client.
 func (k *keeper) clientClosed() {
 	n := k.n
@@ -269,15 +300,43 @@ func (k *keeper) clientClosed() {
 func (k *keeper) finish() {
 	n := k.n
 	n.mu.Lock()
-	closing, early, path, ctx := n.phase == closed, n.early, n.path, n.closeCtx
+	closing, early, ctx := n.phase == closed, n.early, n.closeCtx
 	n.mu.Unlock()
 	if !closing || early {
 		return
 	}
-	err := n.deleteNode(ctx, path, k.nodeSess)
+	path, sess := k.held()
+	err := n.deleteNode(ctx, path, sess)
+	if l := k.lost; l != nil && l.path != path {
+		// Ended with its session: gone, or going when the server expires
+		// it; the guaranteed delete returns at once, and makes one last
+		// try on the next session.
+		err = errors.Join(err, n.cl.DeleteGuaranteed(ctx, l.path, l.sess))
+	}
 	n.mu.Lock()
 	n.closeErr = err
 	n.mu.Unlock()
+}
+
+// held is the node Close deletes and the session it is bound to (nil:
+// persistent, or another's): the node the handle holds; else the one a
+// create of the handle may have made and the handle has not looked at
+// yet (an ephemeral one in the client's latest session, where the create
+// ran last); else the one it lost with its session; else none (""). A
+// node deleted by someone is gone: nothing to delete.
+func (k *keeper) held() (string, *client.Session) {
+	switch {
+	case k.czxid != 0:
+		return k.n.Path(), k.nodeSess
+	case k.made && k.madePath != "":
+		if k.n.o.mode.ephemeral() {
+			return k.madePath, k.cl.Session()
+		}
+		return k.madePath, nil
+	case k.lost != nil:
+		return k.lost.path, k.lost.sess
+	}
+	return "", nil
 }
 
 // maxSessions bounds mine: sessions that are over are forgotten past it.

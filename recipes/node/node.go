@@ -261,6 +261,17 @@ func (n *Node) changedLocked() {
 // the node's session lives. Subscribers' channels are closed, and waiting
 // calls return ErrClosed. Close is idempotent: a later call returns nil.
 //
+// Close never waits for a reconnect, whatever ctx allows, so that a
+// deferred Close(context.Background()) cannot hold up a shutdown: without
+// a connection it returns within about a second (the time the guaranteed
+// delete gives a reconnect, see client.DeleteGuaranteed): nil when the
+// node is gone with its session (the session was Lost: an ephemeral node
+// has nothing left to wait for; one last try at deleting it, in case the
+// server still holds that session, is made on the next session), else an
+// error wrapping ErrDeletePending.
+// A connection that dies silently counts from when the client notices
+// (at most 2/3 of the session timeout).
+//
 // Close the node before its client: once the client is closed nothing can
 // be deleted (an ephemeral node goes with the session; a persistent one
 // stays, and Close says so with an error wrapping ErrClosed).

@@ -21,6 +21,7 @@ func (k *keeper) touch(ctx context.Context) {
 		return
 	}
 	child := path + "/" + TouchName
+	stopCtx := ctx
 	// A touch that cannot be made before the next one is due gives way to
 	// it, so that the keeper is never held up by one (a lost connection).
 	ctx, cancel := context.WithTimeout(ctx, max(n.o.ttl/2, minRetry))
@@ -28,9 +29,12 @@ func (k *keeper) touch(ctx context.Context) {
 	_, err := k.cl.Set(ctx, child, nil, -1)
 	if errors.Is(err, zk.ErrNoNode) {
 		// As in create: a create that Close abandoned could make the child
-		// after Close deleted it, and the node could not be deleted then.
+		// after Close deleted it, and the node could not be deleted then;
+		// so it is given up only after Close, once the connection is lost.
 		if _, err = k.cl.Conn(ctx); err == nil {
-			_, err = k.cl.CreateTTL(context.WithoutCancel(ctx), child, nil, zk.FlagTTL, n.o.ttl)
+			run, stop := untilCut(stopCtx, k.cl)
+			_, err = k.cl.CreateTTL(run, child, nil, zk.FlagTTL, n.o.ttl)
+			stop()
 		}
 	}
 	if err != nil && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrNodeExists) && ctx.Err() == nil {
