@@ -361,11 +361,8 @@ func (l *Link) forget(c *proxyConn) {
 // request went out. Faults armed by several calls fire independently, oldest
 // first; a fault that never fires keeps its channel open.
 func (l *Link) DropReplyTo(ops ...int32) <-chan struct{} {
-	d := &dropFault{armed{ops: slices.Clone(ops), fired: make(chan struct{})}}
-	l.mu.Lock()
-	l.initLocked()
-	l.drops = append(l.drops, d)
-	l.mu.Unlock()
+	d := &dropFault{newArmed(ops)}
+	addFault(l, &l.drops, d)
 	return d.fired
 }
 
@@ -374,16 +371,14 @@ func (l *Link) DropReplyTo(ops ...int32) <-chan struct{} {
 // link, is held back until release is called or the connection closes, as
 // if it had not left the client yet; so is everything the client writes on
 // that connection after it, in order. (A write that carries several
-// requests, as the client's batching writer sends them, is held whole.) Nothing is lost: on release the held bytes go to the server. fired
+// requests, as the client's batching writer sends them, is held whole.)
+// Nothing is lost: on release the held bytes go to the server. fired
 // is closed once a request is held. Calling release more than once, or
 // before the fault fired (it then passes the request at once), is
 // harmless. Disarm does not touch hold faults.
 func (l *Link) HoldRequest(ops ...int32) (fired <-chan struct{}, release func()) {
-	h := &holdFault{armed: armed{ops: slices.Clone(ops), fired: make(chan struct{})}, release: make(chan struct{})}
-	l.mu.Lock()
-	l.initLocked()
-	l.holds = append(l.holds, h)
-	l.mu.Unlock()
+	h := &holdFault{armed: newArmed(ops), release: make(chan struct{})}
+	addFault(l, &l.holds, h)
 	return h.fired, func() { h.once.Do(func() { close(h.release) }) }
 }
 
@@ -395,12 +390,20 @@ func (l *Link) HoldRequest(ops ...int32) (fired <-chan struct{}, release func())
 // its beginning sent already. fired is closed when the fault fires.
 // Disarm disarms cut faults that have not fired too.
 func (l *Link) CutDuring(ops ...int32) (fired <-chan struct{}) {
-	k := &cutFault{armed{ops: slices.Clone(ops), fired: make(chan struct{})}}
-	l.mu.Lock()
-	l.initLocked()
-	l.cuts = append(l.cuts, k)
-	l.mu.Unlock()
+	k := &cutFault{newArmed(ops)}
+	addFault(l, &l.cuts, k)
 	return k.fired
+}
+
+// newArmed is a fault that fires on ops (on any request when empty).
+func newArmed(ops []int32) armed { return armed{ops: slices.Clone(ops), fired: make(chan struct{})} }
+
+// addFault arms f, last in *faults.
+func addFault[F any](l *Link, faults *[]F, f F) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.initLocked()
+	*faults = append(*faults, f)
 }
 
 // takeCut disarms and returns the oldest armed cut fault matching op, if any.
