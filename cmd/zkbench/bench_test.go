@@ -26,6 +26,10 @@ func benchUncontended(b *testing.B, recipeName string) {
 	}
 	defer closeWorkers(ws)
 	w := ws[0]
+	// The process's CPU time (user + system, every thread: the client's
+	// goroutines, the runtime and its GC; the server is another process)
+	// over the measured cycles.
+	cpu0 := cpuTime()
 	for b.Loop() {
 		if err := w.Lock(ctx); err != nil {
 			b.Fatal(err)
@@ -34,6 +38,7 @@ func benchUncontended(b *testing.B, recipeName string) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e3, "cpu-us/op")
 }
 
 // BenchmarkMutex is zkrecipes' recipes/mutex, uncontended.

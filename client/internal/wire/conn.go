@@ -156,7 +156,8 @@ func (c *Conn) Close() {
 	var r *request
 	if l != nil {
 		r = newRequest(opCloseSession, nil)
-		l.queueLocked(requestFrame(opCloseSession, nil), r)
+		l.queueLocked(r, nil)
+		l.wakeLocked()
 	}
 	c.mu.Unlock()
 	if r != nil {
@@ -264,11 +265,12 @@ func (c *Conn) session(nc net.Conn) {
 	// The prelude goes out ahead of every request: credentials, then the
 	// watches to set again.
 	for _, cr := range c.creds {
-		l.queueLocked(authPacket(cr), nil)
+		l.queueFrameLocked(newRequest(opAuth, nil), authPacket(cr))
 	}
 	for _, sw := range c.watches.setWatchesLocked(c.lastZxid) {
-		l.queueLocked(sw, newRequest(opSetWatches, nil)) // v1 or v2: the frame says
+		l.queueFrameLocked(newRequest(opSetWatches, nil), sw) // v1 or v2: the frame says
 	}
+	l.wakeLocked()
 	c.mu.Unlock()
 	c.emit(zk.StateHasSession)
 	l.run()

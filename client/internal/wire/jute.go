@@ -185,6 +185,41 @@ func (d *decoder) acls() []zk.ACL {
 	return out
 }
 
+// names reads a vector of strings as strings() does, into one allocation
+// for all of them (each name a substring of it) besides the slice.
+func (d *decoder) names() []string {
+	n := d.count(4)
+	if n == 0 {
+		return []string{}
+	}
+	start := d.off
+	for range n { // check every length first, then copy once
+		l := d.int32()
+		if d.err == nil && l < -1 {
+			d.fail("negative string length %d", l)
+		}
+		if l > 0 {
+			d.take(int(l), "string")
+		}
+		if d.err != nil {
+			return nil
+		}
+	}
+	block := string(d.b[start:d.off])
+	out := make([]string, 0, n)
+	for off := 0; len(out) < n; {
+		l := int(int32(uint32(block[off])<<24 | uint32(block[off+1])<<16 | uint32(block[off+2])<<8 | uint32(block[off+3])))
+		off += 4
+		if l <= 0 { // -1: null, read as ""
+			out = append(out, "")
+			continue
+		}
+		out = append(out, block[off:off+l])
+		off += l
+	}
+	return out
+}
+
 // statLen is a Stat's size on the wire.
 const statLen = 68
 
@@ -196,6 +231,22 @@ func (d *decoder) stat() *zk.Stat {
 		return nil
 	}
 	return &zk.Stat{
+		Czxid: d.int64(), Mzxid: d.int64(), Ctime: d.int64(), Mtime: d.int64(),
+		Version: d.int32(), Cversion: d.int32(), Aversion: d.int32(),
+		EphemeralOwner: d.int64(), DataLength: d.int32(), NumChildren: d.int32(),
+		Pzxid: d.int64(),
+	}
+}
+
+// statInto reads a Stat into st, leaving it as it was on an error.
+func (d *decoder) statInto(st *zk.Stat) {
+	if d.err == nil && d.left() < statLen {
+		d.fail("stat of %d bytes past the frame's end", statLen)
+	}
+	if d.err != nil {
+		return
+	}
+	*st = zk.Stat{
 		Czxid: d.int64(), Mzxid: d.int64(), Ctime: d.int64(), Mtime: d.int64(),
 		Version: d.int32(), Cversion: d.int32(), Aversion: d.int32(),
 		EphemeralOwner: d.int64(), DataLength: d.int32(), NumChildren: d.int32(),

@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,11 @@ import (
 // A link is one connection of a session: a writer goroutine that sends
 // everything queued in one write, a reader goroutine that matches replies
 // to requests in the order they were sent, and a watchdog.
+//
+// A caller that queues a request while no write is under way writes the
+// batch itself (see flushLocked): the common request costs no hand-off to
+// the writer goroutine, which sends what callers leave queued, the batches
+// that could block, and the pings.
 //
 // The watchdog: lastAcked is when the latest request (or ping) whose reply
 // has arrived was sent. Once lastAcked + LiveNum/LiveDen x the negotiated
@@ -28,15 +34,20 @@ type link struct {
 	limit    time.Duration // the watchdog's
 	pingIdle time.Duration // a ping goes out after this long with nothing sent
 
-	wake   chan struct{} // a request was queued
+	wake   chan struct{} // something is queued for the writer goroutine
 	broken chan struct{} // closed by breakWith
 	once   sync.Once
 
 	// guarded by c.mu
+	out       encoder    // the frames of queue, in order, to write
+	spareOut  []byte     // the last write's buffer, emptied: the next out
 	queue     []*request // to write, in order
-	spare     []*request // the writer's last batch, emptied: the next queue
-	pending   []*request // written, awaiting their reply, in send order
-	auths     []*request // auth packets written, awaiting their reply
+	pending   fifo       // written, awaiting their reply, in send order
+	auths     fifo       // auth packets written, awaiting their reply
+	writing   bool       // a write is under way (by a caller or the writer goroutine)
+	queued    int64      // bytes of every frame ever queued on the link
+	sent      int64      // of those, the bytes handed to a write
+	acked     int64      // of those, the bytes through the last request answered
 	pings     []time.Time
 	lastSent  time.Time
 	lastAcked time.Time
@@ -44,14 +55,43 @@ type link struct {
 	stopped   bool // the watchdog is stopped for good
 }
 
-// request is one request and, once done closes, its outcome.
+// directWriteUpTo bounds the bytes a caller writes itself: sent but not yet
+// answered, plus its batch. Below it the write cannot block for want of
+// room in the socket's buffers (the server has read everything but that
+// much), so a caller whose ctx ends is never held up by its own write;
+// past it, the writer goroutine writes.
+const directWriteUpTo = 64 << 10
+
+// keepOutUpTo bounds the write buffer kept from one write to the next.
+const keepOutUpTo = 1 << 20
+
+// replyKind says how the reader decodes a successful reply into the
+// request's own fields, for a request without a decode function.
+type replyKind uint8
+
+const (
+	replyNone     replyKind = iota // nothing but the error code
+	replyStat                      // a Stat: setData, exists
+	replyData                      // data and a Stat: getData
+	replyChildren                  // names and a Stat: getChildren2
+	replyPath                      // a path: create, sync
+	replyPathStat                  // a path and a Stat: create2, createContainer, createTTL
+)
+
+// request is one request and, once finished, its outcome. The common
+// requests come from a pool (getRequest) and go back to it once their
+// caller has read the outcome (release).
 type request struct {
-	op    int32
-	xid   int32
-	frame []byte // length, header and body
+	op   int32
+	xid  int32
+	kind replyKind
+	// watch, when watching, is the one-shot watch the reply sets on path
+	// (exists sets an existence watch instead on a missing node).
+	watching bool
+	watch    watchKind
+	path     string
 	// decode reads the reply (code is the reply header's error) on the
-	// reader goroutine and returns the request's error. nil: the error
-	// is code's, the body ignored.
+	// reader goroutine and returns the request's error. nil: kind says.
 	decode func(code int32, d *decoder) error
 
 	// cred is an AddAuth's credential, kept (for every later connection)
@@ -61,10 +101,18 @@ type request struct {
 	// (AddWatch) and a caller whose ctx ended, which came first.
 	claim atomic.Int32
 
+	end    int64 // the link's queued count through this request's frame
 	sentAt time.Time
-	done   chan struct{}
+	done   chan struct{} // gets one value when the request is finished
 	err    error
 	zxid   int64
+
+	// What a reply of kind said.
+	data []byte
+	kids []string
+	str  string
+	stat zk.Stat
+	ch   <-chan zk.Event // the watch set
 }
 
 // A request's claim.
@@ -74,13 +122,72 @@ const (
 	claimLeft       // the caller left (ctx ended): no one learns of the reply
 )
 
+var requestPool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
+
+// newRequest returns a request of op whose reply decode reads (nil: by kind).
 func newRequest(op int32, decode func(code int32, d *decoder) error) *request {
-	return &request{op: op, decode: decode, done: make(chan struct{})}
+	r := requestPool.Get().(*request)
+	r.op, r.decode = op, decode
+	return r
 }
 
+// release returns r to the pool. Only its caller may, and only once it has
+// its outcome from done: the link has let go of it by then.
+func (r *request) release() {
+	done := r.done
+	*r = request{}
+	r.done = done
+	requestPool.Put(r)
+}
+
+// finish settles r; nothing of the link touches r afterwards.
 func (r *request) finish(zxid int64, err error) {
 	r.zxid, r.err = zxid, err
-	close(r.done)
+	r.done <- struct{}{}
+}
+
+// fifo is a queue of requests in a ring, which keeps its room.
+type fifo struct {
+	buf     []*request
+	head, n int
+}
+
+func (f *fifo) len() int { return f.n }
+
+func (f *fifo) push(r *request) {
+	if f.n == len(f.buf) {
+		buf := make([]*request, max(16, 2*len(f.buf)))
+		for i := range f.n {
+			buf[i] = f.buf[(f.head+i)%len(f.buf)]
+		}
+		f.buf, f.head = buf, 0
+	}
+	f.buf[(f.head+f.n)%len(f.buf)] = r
+	f.n++
+}
+
+// peek returns the oldest request, or nil.
+func (f *fifo) peek() *request {
+	if f.n == 0 {
+		return nil
+	}
+	return f.buf[f.head]
+}
+
+func (f *fifo) pop() *request {
+	r := f.buf[f.head]
+	f.buf[f.head] = nil
+	f.head = (f.head + 1) % len(f.buf)
+	f.n--
+	return r
+}
+
+// drain empties f, appending its requests to out in order.
+func (f *fifo) drain(out []*request) []*request {
+	for f.n > 0 {
+		out = append(out, f.pop())
+	}
+	return out
 }
 
 func newLink(c *Conn, nc net.Conn, timeout time.Duration) *link {
@@ -96,13 +203,34 @@ func newLink(c *Conn, nc net.Conn, timeout time.Duration) *link {
 	}
 }
 
-// queueLocked queues r for the writer. c.mu must be held. Requests with an
-// ordinary xid get the next one now, so xids go out in queue order.
-func (l *link) queueLocked(frame []byte, r *request) {
-	if r == nil {
-		r = newRequest(opAuth, nil)
+// queueLocked encodes r's frame (length, header, and the body body writes;
+// none when nil) at the end of the link's output, and queues r. c.mu must
+// be held. Requests with an ordinary xid get the next one now, so xids go
+// out in queue order. Nothing is written yet: see flushLocked and wakeLocked.
+func (l *link) queueLocked(r *request, body func(*encoder)) {
+	l.xidLocked(r)
+	start := len(l.out.b)
+	l.out.b = append(l.out.b, 0, 0, 0, 0)
+	l.out.int32(r.xid)
+	l.out.int32(r.op)
+	if body != nil {
+		body(&l.out)
 	}
-	r.frame = frame
+	putLength(l.out.b[start:])
+	l.pushLocked(r, len(l.out.b)-start)
+}
+
+// queueFrameLocked is queueLocked of a frame encoded already (with room
+// for its xid, which is set here).
+func (l *link) queueFrameLocked(r *request, frame []byte) {
+	l.xidLocked(r)
+	start := len(l.out.b)
+	l.out.b = append(l.out.b, frame...)
+	putXid(l.out.b[start:], r.xid)
+	l.pushLocked(r, len(frame))
+}
+
+func (l *link) xidLocked(r *request) {
 	switch r.op {
 	case opAuth:
 		r.xid = xidAuth
@@ -115,12 +243,95 @@ func (l *link) queueLocked(frame []byte, r *request) {
 		}
 		r.xid = l.c.xid
 	}
-	putXid(frame, r.xid)
+}
+
+func (l *link) pushLocked(r *request, size int) {
+	l.queued += int64(size)
+	r.end = l.queued
 	l.queue = append(l.queue, r)
+}
+
+// wakeLocked has the writer goroutine write what is queued, unless a write
+// is under way (whose writer then does).
+func (l *link) wakeLocked() {
+	if l.writing {
+		return
+	}
 	select {
 	case l.wake <- struct{}{}:
 	default:
 	}
+}
+
+// flushLocked sends what is queued: on the caller's goroutine when no
+// write is under way and the batch is small enough not to block (see
+// directWriteUpTo), else by the writer goroutine. c.mu is held on entry
+// and on return, but not during a write.
+func (l *link) flushLocked() {
+	if l.writing {
+		return // the write under way wakes the writer for the rest
+	}
+	if l.sent-l.acked+int64(len(l.out.b)) > directWriteUpTo {
+		l.wakeLocked()
+		return
+	}
+	now := time.Now()
+	b := l.takeLocked(now)
+	l.c.mu.Unlock()
+	err := l.writeOut(b, now)
+	l.c.mu.Lock()
+	l.doneWritingLocked(b)
+	if err != nil {
+		l.c.mu.Unlock()
+		l.breakWith(err)
+		l.c.mu.Lock()
+	}
+}
+
+// takeLocked starts a write of everything queued: the requests move to
+// the pending FIFOs (in the order of their frames) and their frames'
+// bytes are returned, the write's to own until doneWritingLocked.
+func (l *link) takeLocked(now time.Time) []byte {
+	for i, r := range l.queue {
+		r.sentAt = now
+		if r.op == opAuth {
+			l.auths.push(r)
+		} else {
+			l.pending.push(r)
+		}
+		l.queue[i] = nil
+	}
+	l.queue = l.queue[:0]
+	b := l.out.b
+	l.out.b, l.spareOut = l.spareOut[:0], nil
+	l.sent = l.queued
+	l.writing = true
+	if len(b) > 0 {
+		l.lastSent = now
+	}
+	return b
+}
+
+// doneWritingLocked ends the write of b, keeping its buffer for the next,
+// and has the writer goroutine send what was queued meanwhile.
+func (l *link) doneWritingLocked(b []byte) {
+	l.writing = false
+	if cap(b) <= keepOutUpTo {
+		l.spareOut = b[:0]
+	}
+	if len(l.queue) > 0 {
+		l.wakeLocked()
+	}
+}
+
+// writeOut writes b (one write: the frames of a batch go out together).
+func (l *link) writeOut(b []byte, now time.Time) error {
+	if len(b) == 0 {
+		return nil
+	}
+	_ = l.nc.SetWriteDeadline(now.Add(l.limit))
+	_, err := l.nc.Write(b)
+	return err
 }
 
 func putXid(frame []byte, xid int32) {
@@ -186,17 +397,15 @@ func (l *link) check() {
 	l.breakWith(fmt.Errorf("zkrecipes: no reply for %v", since))
 }
 
-// write sends what is queued, all of it in one write, and a ping after
-// pingIdle with nothing sent.
+// write sends what callers left queued, and a ping after pingIdle with
+// nothing sent.
 func (l *link) write() {
 	tick := time.NewTimer(l.pingIdle)
 	defer tick.Stop()
-	ping := make([]byte, 12)
-	putLength(ping)
-	putXid(ping, xidPing)
-	ping[8], ping[9], ping[10], ping[11] = 0, 0, 0, byte(opPing)
-	var bufs net.Buffers
-	var scratch []byte
+	var ping [12]byte
+	putLength(ping[:])
+	putXid(ping[:], xidPing)
+	putOp(ping[:], opPing)
 	for {
 		pinging := false
 		select {
@@ -207,12 +416,19 @@ func (l *link) write() {
 			pinging = true
 		}
 		l.c.mu.Lock()
-		batch := l.queue
-		l.queue, l.spare = l.spare[:0], nil
 		now := time.Now()
+		if l.writing {
+			// A caller is writing: that is the send, and it wakes this
+			// goroutine again for what is queued meanwhile.
+			if pinging {
+				tick.Reset(l.pingIdle)
+			}
+			l.c.mu.Unlock()
+			continue
+		}
 		if pinging {
 			// Due pingIdle after the last send: re-arm for then.
-			if idle := now.Sub(l.lastSent); len(batch) > 0 {
+			if idle := now.Sub(l.lastSent); len(l.queue) > 0 {
 				pinging = false
 				tick.Reset(l.pingIdle) // the batch is the send
 			} else if idle < l.pingIdle {
@@ -222,80 +438,110 @@ func (l *link) write() {
 				tick.Reset(l.pingIdle)
 			}
 		}
-		bufs = bufs[:0]
-		for _, r := range batch {
-			r.sentAt = now
-			if r.op == opAuth {
-				l.auths = append(l.auths, r)
-			} else {
-				l.pending = append(l.pending, r)
-			}
-			bufs = append(bufs, r.frame)
-		}
+		b := l.takeLocked(now)
 		if pinging {
 			l.pings = append(l.pings, now)
-			bufs = append(bufs, ping)
-		}
-		if len(bufs) > 0 {
+			b = append(b, ping[:]...)
 			l.lastSent = now
 		}
-		clear(batch)
-		l.spare = batch[:0]
 		l.c.mu.Unlock()
-		if len(bufs) == 0 {
-			continue
-		}
-		_ = l.nc.SetWriteDeadline(now.Add(l.limit))
-		if err := l.send(&bufs, &scratch); err != nil {
+		err := l.writeOut(b, now)
+		l.c.mu.Lock()
+		l.doneWritingLocked(b)
+		l.c.mu.Unlock()
+		if err != nil {
 			l.breakWith(err)
 			return
 		}
 	}
 }
 
-// coalesceUpTo bounds the frames send copies into one buffer.
-const coalesceUpTo = 64 << 10
-
-// send writes the frames in one write: small batches copied into one
-// buffer (a TLS connection or a wrapper would otherwise see a write per
-// frame), large ones as net.Buffers (one writev on a TCP connection).
-func (l *link) send(bufs *net.Buffers, scratch *[]byte) error {
-	if len(*bufs) == 1 {
-		_, err := l.nc.Write((*bufs)[0])
-		return err
-	}
-	total := 0
-	for _, b := range *bufs {
-		total += len(b)
-	}
-	if total > coalesceUpTo {
-		wb := *bufs // WriteTo consumes its receiver
-		_, err := wb.WriteTo(l.nc)
-		return err
-	}
-	s := (*scratch)[:0]
-	for _, b := range *bufs {
-		s = append(s, b...)
-	}
-	*scratch = s
-	_, err := l.nc.Write(s)
-	return err
-}
-
 // errProtocol is wrapped by the error of a link the server broke the
 // protocol on: a reply out of order or to nothing sent.
 var errProtocol = errors.New("zkrecipes: the server broke the protocol")
 
+// readBufSize is the reader's buffer: one read takes in every frame the
+// server has sent that fits, and a frame that does not fit gets a buffer
+// of its own (bounded by MaxFrame).
+const readBufSize = 16 << 10
+
+// frameReader reads frames from a connection through a buffer, so that
+// the replies that arrive together cost one read.
+type frameReader struct {
+	r          io.Reader
+	buf        []byte
+	start, end int    // buf[start:end] is read and not yet returned
+	big        []byte // the last frame too large for buf, reused
+}
+
+// next returns the next frame's body, valid until the following call.
+func (f *frameReader) next(maxFrame int) ([]byte, error) {
+	if err := f.fill(4); err != nil {
+		return nil, err
+	}
+	h := f.buf[f.start : f.start+4]
+	n := int32(uint32(h[0])<<24 | uint32(h[1])<<16 | uint32(h[2])<<8 | uint32(h[3]))
+	if n < 0 || int(n) > maxFrame {
+		return nil, errors.Join(ErrMalformed, errFrameBound)
+	}
+	if 4+int(n) > len(f.buf) {
+		// Too large for the buffer: what is buffered of it, then the rest.
+		if cap(f.big) < int(n) {
+			f.big = make([]byte, n)
+		}
+		body := f.big[:n]
+		got := copy(body, f.buf[f.start+4:f.end])
+		f.start, f.end = 0, 0
+		if _, err := io.ReadFull(f.r, body[got:]); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	if err := f.fill(4 + int(n)); err != nil {
+		return nil, err
+	}
+	body := f.buf[f.start+4 : f.start+4+int(n)]
+	f.start += 4 + int(n)
+	return body, nil
+}
+
+// fill reads until want bytes (at most len(f.buf)) are buffered.
+func (f *frameReader) fill(want int) error {
+	if f.end-f.start >= want {
+		return nil
+	}
+	switch {
+	case f.start == f.end:
+		f.start, f.end = 0, 0
+	case f.start+want > len(f.buf): // no room after start: move the rest to the front
+		f.end = copy(f.buf, f.buf[f.start:f.end])
+		f.start = 0
+	}
+	for f.end-f.start < want {
+		n, err := f.r.Read(f.buf[f.end:])
+		f.end += n
+		if err != nil {
+			if f.end-f.start >= want {
+				return nil
+			}
+			if err == io.EOF && f.end > f.start {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	return nil
+}
+
 // read reads frames until the link breaks, and returns why.
 func (l *link) read() error {
-	var buf []byte
+	fr := &frameReader{r: l.nc, buf: make([]byte, readBufSize)}
 	d := new(decoder) // one for the link: each frame's decoding ends before the next is read
 	for {
-		body, err := readFrame(l.nc, buf, l.c.cfg.MaxFrame)
+		body, err := fr.next(l.c.cfg.MaxFrame)
 		if err != nil {
 			return err
 		}
-		buf = body
 		*d = decoder{b: body}
 		h := decodeReplyHeader(d)
 		if d.err != nil {
@@ -319,12 +565,12 @@ func (l *link) read() error {
 			l.c.mu.Unlock()
 		case xidAuth:
 			l.c.mu.Lock()
-			if len(l.auths) == 0 {
+			if l.auths.len() == 0 {
 				l.c.mu.Unlock()
 				return fmt.Errorf("%w: an auth reply to no auth", errProtocol)
 			}
-			r := l.auths[0]
-			l.auths = l.auths[1:]
+			r := l.auths.pop()
+			l.acked = max(l.acked, r.end)
 			l.c.mu.Unlock()
 			err := codeError(h.err)
 			if err == nil && r.cred != nil {
@@ -338,43 +584,74 @@ func (l *link) read() error {
 			}
 		default:
 			l.c.mu.Lock()
-			if len(l.pending) == 0 || l.pending[0].xid != h.xid {
+			r := l.pending.peek()
+			if r == nil || r.xid != h.xid {
 				want := "nothing"
-				if len(l.pending) > 0 {
-					want = fmt.Sprint(l.pending[0].xid)
+				if r != nil {
+					want = fmt.Sprint(r.xid)
 				}
 				l.c.mu.Unlock()
 				return fmt.Errorf("%w: a reply to xid %d, expected %s", errProtocol, h.xid, want)
 			}
-			r := l.pending[0]
-			// Shift down rather than reslice: the backing array keeps its
-			// room, and the writer's appends need no new one.
-			n := copy(l.pending, l.pending[1:])
-			l.pending[n] = nil
-			l.pending = l.pending[:n]
+			l.pending.pop()
+			l.acked = max(l.acked, r.end)
 			l.ackLocked(r.sentAt)
 			l.c.mu.Unlock()
 			if h.zxid > 0 {
 				l.c.lastZxid = h.zxid
 			}
-			var err error
-			if r.decode != nil {
-				err = r.decode(h.err, d)
-			} else {
-				err = codeError(h.err)
-			}
+			err := l.c.decodeReply(r, h.err, d)
 			if d.err != nil {
 				// The connection goes: the request's outcome is unknown, as
 				// after any lost connection (and as retryable).
 				r.finish(h.zxid, errors.Join(ErrConnectionClosed, d.err))
 				return d.err
 			}
+			closing := r.op == opCloseSession // r is its caller's once finished
 			r.finish(h.zxid, err)
-			if r.op == opCloseSession {
+			if closing {
 				return ErrClosing
 			}
 		}
 	}
+}
+
+// decodeReply reads a reply to r (code is its header's error) on the
+// reader goroutine: into r's fields by r.kind, or by r.decode. It sets the
+// one-shot watch r asks for, before the next frame is read (its
+// notification cannot come ahead of it), and returns r's error.
+func (c *Conn) decodeReply(r *request, code int32, d *decoder) error {
+	if r.decode != nil {
+		return r.decode(code, d)
+	}
+	if code != 0 {
+		err := codeError(code)
+		if r.watching && r.watch == watchData && r.op == opExists && errors.Is(err, zk.ErrNoNode) {
+			r.ch = c.watches.add(r.path, watchExist) // exists watches a missing node for its creation
+		}
+		return err
+	}
+	switch r.kind {
+	case replyNone:
+		return nil
+	case replyStat:
+		d.statInto(&r.stat)
+	case replyData:
+		r.data = d.buffer()
+		d.statInto(&r.stat)
+	case replyChildren:
+		r.kids = d.names()
+		d.statInto(&r.stat)
+	case replyPath:
+		r.str = d.string()
+	case replyPathStat:
+		r.str = d.string()
+		d.statInto(&r.stat)
+	}
+	if d.err == nil && r.watching {
+		r.ch = c.watches.add(r.path, r.watch)
+	}
+	return d.err
 }
 
 func (l *link) ackLocked(sent time.Time) {
@@ -387,8 +664,10 @@ func (l *link) ackLocked(sent time.Time) {
 // have ended, and it is no longer the Conn's link.
 func (l *link) failPending(err error) {
 	l.c.mu.Lock()
-	rs := append(append(append([]*request{}, l.pending...), l.auths...), l.queue...)
-	l.pending, l.auths, l.queue = nil, nil, nil
+	rs := l.auths.drain(l.pending.drain(nil))
+	rs = append(rs, l.queue...)
+	l.queue = nil
+	l.out.b, l.spareOut = nil, nil
 	l.c.mu.Unlock()
 	for _, r := range rs {
 		r.finish(0, err)

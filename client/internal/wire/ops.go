@@ -14,42 +14,67 @@ import (
 // first, the call returns ctx's error at once; the request still goes on,
 // and its late reply is dropped. Paths are absolute and sent as given.
 
-// request queues one request (op, its body written by body) and waits.
-// decode runs on the reader goroutine; when ctx ends first, its caller
-// returns without reading what decode writes (every call here returns zero
-// values with an error).
+// request sends one request (op, its body written by body) and waits;
+// decode reads its reply on the reader goroutine (nil: the error code
+// alone). When ctx ends first, its caller returns without reading what
+// decode writes (every call here returns zero values with an error).
 func (c *Conn) request(ctx context.Context, op int32, body func(*encoder), decode func(code int32, d *decoder) error) (int64, error) {
-	return c.send(ctx, newRequest(op, decode), requestFrame(op, body))
+	r := newRequest(op, decode)
+	settled, err := c.send(ctx, r, body, nil)
+	if !settled {
+		return 0, err
+	}
+	zxid := r.zxid
+	r.release()
+	return zxid, err
 }
 
-// send queues r with its frame and waits for its reply or ctx. A ctx that
-// has ended already sends nothing. When ctx ends first, r is marked left
-// (its claim), unless its decoder claimed it first (see AddWatch): then the
-// reply is the outcome.
-func (c *Conn) send(ctx context.Context, r *request, frame []byte) (int64, error) {
+// call sends r (its body written by body) and waits. It returns r with its
+// outcome, for the caller to read and release, or nil (and ctx's error)
+// when ctx ended first: r is then the reader's, to drop.
+func (c *Conn) call(ctx context.Context, r *request, body func(*encoder)) (*request, error) {
+	settled, err := c.send(ctx, r, body, nil)
+	if !settled {
+		return nil, err
+	}
+	return r, err
+}
+
+// send queues r with its frame (body's encoding, or frame as encoded when
+// not nil) and waits for its reply or ctx. A ctx that has ended already
+// sends nothing. When ctx ends first, r is marked left (its claim), unless
+// its decoder claimed it first (see AddWatch): then the reply is the
+// outcome. settled reports that r has its outcome (or was never sent).
+func (c *Conn) send(ctx context.Context, r *request, body func(*encoder), frame []byte) (settled bool, _ error) {
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return true, err
 	}
 	c.mu.Lock()
 	switch {
 	case c.closing:
 		c.mu.Unlock()
-		return 0, ErrClosing
+		return true, ErrClosing
 	case c.link == nil:
 		c.mu.Unlock()
-		return 0, ErrConnectionClosed
+		return true, ErrConnectionClosed
 	}
-	c.link.queueLocked(frame, r)
+	l := c.link
+	if frame != nil {
+		l.queueFrameLocked(r, frame)
+	} else {
+		l.queueLocked(r, body)
+	}
+	l.flushLocked()
 	c.mu.Unlock()
 	select {
 	case <-r.done:
-		return r.zxid, r.err
+		return true, r.err
 	case <-ctx.Done():
 		if r.claim.CompareAndSwap(claimOpen, claimLeft) {
-			return 0, ctx.Err()
+			return false, ctx.Err()
 		}
 		<-r.done
-		return r.zxid, r.err
+		return true, r.err
 	}
 }
 
@@ -77,52 +102,60 @@ func readInto[T any](out *T, read func(d *decoder) T) func(int32, *decoder) erro
 	}
 }
 
-// statReply decodes a reply that is a Stat.
-func statReply(st **zk.Stat) func(int32, *decoder) error { return readInto(st, (*decoder).stat) }
+// kindRequest returns a request of op whose reply is read by kind; with
+// watch, it sets a one-shot watch of wk on path.
+func kindRequest(op int32, kind replyKind, watch bool, wk watchKind, path string) *request {
+	r := newRequest(op, nil)
+	r.kind = kind
+	if watch {
+		r.watching, r.watch, r.path = true, wk, path
+	}
+	return r
+}
+
+// statCopy returns a copy of st for a caller.
+func statCopy(st *zk.Stat) *zk.Stat {
+	out := new(zk.Stat)
+	*out = *st
+	return out
+}
 
 // Get returns a node's data and stat.
 func (c *Conn) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
-	return c.getData(ctx, path, false, nil)
+	data, st, _, err := c.getData(ctx, path, false)
+	return data, st, err
 }
 
 // GetW is Get that also leaves a data watch on the node.
 func (c *Conn) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
-	var ch <-chan zk.Event
-	data, st, err := c.getData(ctx, path, true, func() { ch = c.watches.add(path, watchData) })
+	return c.getData(ctx, path, true)
+}
+
+func (c *Conn) getData(ctx context.Context, path string, watch bool) ([]byte, *zk.Stat, <-chan zk.Event, error) {
+	r, err := c.call(ctx, kindRequest(opGetData, replyData, watch, watchData, path),
+		func(e *encoder) { encodePathWatch(e, path, watch) })
+	if r == nil {
+		return nil, nil, nil, err
+	}
+	defer r.release()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return data, st, ch, nil
-}
-
-func (c *Conn) getData(ctx context.Context, path string, watch bool, watched func()) ([]byte, *zk.Stat, error) {
-	var data []byte
-	var st *zk.Stat
-	_, err := c.request(ctx, opGetData, func(e *encoder) { encodePathWatch(e, path, watch) },
-		func(code int32, d *decoder) error {
-			if code != 0 {
-				return codeError(code)
-			}
-			data, st = d.buffer(), d.stat()
-			if d.err == nil && watched != nil {
-				watched()
-			}
-			return d.err
-		})
-	if err != nil {
-		return nil, nil, err
-	}
-	return data, st, nil
+	return r.data, statCopy(&r.stat), r.ch, nil
 }
 
 // Set writes a node's data if its version matches (-1 for any).
 func (c *Conn) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
-	var st *zk.Stat
-	_, err := c.request(ctx, opSetData, func(e *encoder) { encodeSetData(e, path, data, version) }, statReply(&st))
+	r, err := c.call(ctx, kindRequest(opSetData, replyStat, false, 0, ""),
+		func(e *encoder) { encodeSetData(e, path, data, version) })
+	if r == nil {
+		return nil, err
+	}
+	defer r.release()
 	if err != nil {
 		return nil, err
 	}
-	return st, nil
+	return statCopy(&r.stat), nil
 }
 
 // Exists reports whether a node exists, with its stat when it does.
@@ -137,30 +170,19 @@ func (c *Conn) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, <-chan
 }
 
 func (c *Conn) exists(ctx context.Context, path string, watch bool) (bool, *zk.Stat, <-chan zk.Event, error) {
-	var st *zk.Stat
-	var ch <-chan zk.Event
-	_, err := c.request(ctx, opExists, func(e *encoder) { encodePathWatch(e, path, watch) },
-		func(code int32, d *decoder) error {
-			switch {
-			case code == 0:
-				st = d.stat()
-				if d.err == nil && watch {
-					ch = c.watches.add(path, watchData)
-				}
-				return d.err
-			case errors.Is(codeError(code), zk.ErrNoNode):
-				if watch {
-					ch = c.watches.add(path, watchExist)
-				}
-				return zk.ErrNoNode
-			}
-			return codeError(code)
-		})
+	// A data watch on a node found; decodeReply sets an existence watch on
+	// a missing one.
+	r, err := c.call(ctx, kindRequest(opExists, replyStat, watch, watchData, path),
+		func(e *encoder) { encodePathWatch(e, path, watch) })
+	if r == nil {
+		return false, nil, nil, err
+	}
+	defer r.release()
 	switch {
 	case err == nil:
-		return true, st, ch, nil
+		return true, statCopy(&r.stat), r.ch, nil
 	case errors.Is(err, zk.ErrNoNode):
-		return false, nil, ch, nil
+		return false, nil, r.ch, nil
 	}
 	return false, nil, nil, err
 }
@@ -177,44 +199,41 @@ func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, 
 }
 
 func (c *Conn) children(ctx context.Context, path string, watch bool) ([]string, *zk.Stat, <-chan zk.Event, error) {
-	var out struct { // one allocation for what the reply fills in
-		kids []string
-		st   *zk.Stat
-		ch   <-chan zk.Event
+	r, err := c.call(ctx, kindRequest(opGetChildren2, replyChildren, watch, watchChild, path),
+		func(e *encoder) { encodePathWatch(e, path, watch) })
+	if r == nil {
+		return nil, nil, nil, err
 	}
-	_, err := c.request(ctx, opGetChildren2, func(e *encoder) { encodePathWatch(e, path, watch) },
-		func(code int32, d *decoder) error {
-			if code != 0 {
-				return codeError(code)
-			}
-			out.kids, out.st = d.strings(), d.stat()
-			if d.err == nil && watch {
-				out.ch = c.watches.add(path, watchChild)
-			}
-			return d.err
-		})
+	defer r.release()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return out.kids, out.st, out.ch, nil
+	return r.kids, statCopy(&r.stat), r.ch, nil
 }
 
 // Delete deletes a node if its version matches (-1 for any).
 func (c *Conn) Delete(ctx context.Context, path string, version int32) error {
-	_, err := c.request(ctx, opDelete, func(e *encoder) { encodePathVersion(e, path, version) }, nil)
+	r, err := c.call(ctx, kindRequest(opDelete, replyNone, false, 0, ""),
+		func(e *encoder) { encodePathVersion(e, path, version) })
+	if r != nil {
+		r.release()
+	}
 	return err
 }
 
 // Create creates a node (flags: go-zookeeper's zk.Flag* values) and returns
 // its path (with the sequence number, for a sequential node).
 func (c *Conn) Create(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL) (string, error) {
-	var out string
-	_, err := c.request(ctx, opCreate, func(e *encoder) { encodeCreate(e, path, data, acl, flags) },
-		readInto(&out, (*decoder).string))
+	r, err := c.call(ctx, kindRequest(opCreate, replyPath, false, 0, ""),
+		func(e *encoder) { encodeCreate(e, path, data, acl, flags) })
+	if r == nil {
+		return "", err
+	}
+	defer r.release()
 	if err != nil {
 		return "", err
 	}
-	return out, nil
+	return r.str, nil
 }
 
 // Create2 is Create that also returns the new node's Stat.
@@ -244,30 +263,29 @@ func (c *Conn) CreateTTL(ctx context.Context, path string, data []byte, flags in
 }
 
 func (c *Conn) create2(ctx context.Context, op int32, body func(*encoder)) (string, *zk.Stat, error) {
-	var out string
-	var st *zk.Stat
-	_, err := c.request(ctx, op, body, func(code int32, d *decoder) error {
-		if code != 0 {
-			return codeError(code)
-		}
-		out, st = d.string(), d.stat()
-		return d.err
-	})
+	r, err := c.call(ctx, kindRequest(op, replyPathStat, false, 0, ""), body)
+	if r == nil {
+		return "", nil, err
+	}
+	defer r.release()
 	if err != nil {
 		return "", nil, err
 	}
-	return out, st, nil
+	return r.str, statCopy(&r.stat), nil
 }
 
 // Sync makes the server this session is connected to catch up with the
 // leader, and returns the path.
 func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
-	var out string
-	_, err := c.request(ctx, opSync, func(e *encoder) { encodePath(e, path) }, readInto(&out, (*decoder).string))
+	r, err := c.call(ctx, kindRequest(opSync, replyPath, false, 0, ""), func(e *encoder) { encodePath(e, path) })
+	if r == nil {
+		return "", err
+	}
+	defer r.release()
 	if err != nil {
 		return "", err
 	}
-	return out, nil
+	return r.str, nil
 }
 
 // Multi runs ops as one transaction: every op commits, or none does (see
@@ -281,7 +299,7 @@ func (c *Conn) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error
 	}
 	putLength(e.b)
 	var out []zk.MultiResponse
-	_, err := c.send(ctx, newRequest(opMulti, func(code int32, d *decoder) error {
+	r := newRequest(opMulti, func(code int32, d *decoder) error {
 		if d.left() > 0 {
 			out = decodeMulti(d, len(ops))
 		}
@@ -297,10 +315,12 @@ func (c *Conn) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error
 			}
 		}
 		return nil
-	}), e.b)
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	})
+	settled, err := c.send(ctx, r, nil, e.b)
+	if !settled {
 		return nil, err // the caller left: out may still be written by the reader
 	}
+	r.release()
 	return out, err
 }
 
@@ -319,7 +339,9 @@ func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 		c.mu.Unlock()
 		return ErrConnectionClosed
 	}
-	c.link.queueLocked(authPacket(cr), r)
+	l := c.link
+	l.queueFrameLocked(r, authPacket(cr))
+	l.flushLocked()
 	c.mu.Unlock()
 	select {
 	case <-r.done:
@@ -380,7 +402,10 @@ func (c *Conn) AddWatch(ctx context.Context, path string, mode int32) error {
 		}
 		return nil
 	}
-	_, err := c.send(ctx, r, requestFrame(opAddWatch, func(e *encoder) { e.string(path); e.int32(mode) }))
+	settled, err := c.send(ctx, r, func(e *encoder) { e.string(path); e.int32(mode) }, nil)
+	if settled {
+		r.release()
+	}
 	return err
 }
 
