@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -58,6 +59,8 @@ type Client struct {
 	persist     map[*PersistentWatch]struct{}
 
 	watches watchSet // GetWatch's shared data watches
+
+	lossWatches []*access.LossWatch // see losswatch.go
 }
 
 // New validates the options and returns a Client. It does no I/O: call Start.
@@ -212,6 +215,7 @@ func (c *Client) Close() error {
 	c.stopExpiryLocked()
 	if c.sess != nil {
 		c.sess.end(errClosed)
+		c.fireLossLocked(c.sess)
 	}
 	conn := c.conn
 	c.conn = nil

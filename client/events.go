@@ -85,6 +85,7 @@ func (c *Client) setSessionLocked(s *Session) {
 func (c *Client) loseLocked() {
 	c.stopExpiryLocked()
 	c.sess.end(zkrecipes.ErrSessionLost)
+	c.fireLossLocked(c.sess)
 	c.publishLocked(StateLost, c.sess.id)
 	close(c.sessChanged)
 	c.sessChanged = make(chan struct{})
@@ -194,5 +195,6 @@ func (c *Client) markUpLocked() {
 func (c *Client) markDisconnectedLocked() {
 	if !isClosedChan(c.discCh) {
 		close(c.discCh)
+		c.fireLossLocked(nil)
 	}
 }

@@ -24,13 +24,18 @@ func (c *Client) abs(p string) (string, error) {
 	if err := ValidatePath(p); err != nil {
 		return "", err
 	}
+	return c.nsPath(p), nil
+}
+
+// nsPath puts the valid path p under the namespace.
+func (c *Client) nsPath(p string) string {
 	switch {
 	case c.cfg.namespace == "":
-		return p, nil
+		return p
 	case p == "/":
-		return c.cfg.namespace, nil
+		return c.cfg.namespace
 	default:
-		return c.cfg.namespace + p, nil
+		return c.cfg.namespace + p
 	}
 }
 

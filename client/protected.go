@@ -62,25 +62,53 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 			return ProtectedNode{}, err
 		}
 	}
-	node, _, err := c.createProtected(ctx, path, data, flags, o.ttl, "")
-	return node, err
+	out, err := c.createProtected(ctx, path, data, flags, protectedOpts{ttl: o.ttl})
+	return out.node, err
 }
 
-// createProtected is CreateProtected, of a TTL node when ttl > 0 (the
-// caller validated flags and ttl), that, when replace
-// (an absolute path) is set, deletes that node in the same transaction as
-// the create (see ReplaceProtected). replaced reports that a transaction
-// that did both committed; when false, replace may still exist.
-func (c *Client) createProtected(ctx context.Context, path string, data []byte, flags int32, ttl time.Duration, replace string) (_ ProtectedNode, replaced bool, _ error) {
+// createProtectedList is CreateProtected (without options) that also lists
+// the node's parent right behind the create, in the same write (see
+// wire.Conn.CreateThenChildren): kids are the parent's children as the
+// server saw them just after the create, when listed. A create that took
+// another path (a parent was missing, an earlier attempt's outcome was
+// unknown) or a listing that failed leaves listed false: the caller lists.
+func (c *Client) createProtectedList(ctx context.Context, path string, data []byte, flags int32) (_ ProtectedNode, kids []string, listed bool, _ error) {
+	out, err := c.createProtected(ctx, path, data, flags, protectedOpts{list: true})
+	return out.node, out.kids, out.listed, err
+}
+
+// protectedOpts are createProtected's variants: a TTL node when ttl > 0
+// (the caller validated flags and ttl); when replace (an absolute path) is
+// set, that node is deleted in the same transaction as the create (see
+// ReplaceProtected); list lists the parent behind the create.
+type protectedOpts struct {
+	ttl     time.Duration
+	replace string
+	list    bool
+}
+
+// protectedOut is what createProtected made: the node; replaced reports
+// that a transaction that also deleted opts.replace committed (when false,
+// replace may still exist); kids, when listed, the parent's children
+// right after the create.
+type protectedOut struct {
+	node     ProtectedNode
+	replaced bool
+	kids     []string
+	listed   bool
+}
+
+// createProtected is CreateProtected with the variants of opts.
+func (c *Client) createProtected(ctx context.Context, path string, data []byte, flags int32, opts protectedOpts) (protectedOut, error) {
 	full, err := c.abs(path)
 	if err != nil {
-		return ProtectedNode{}, false, err
+		return protectedOut{}, err
 	}
 	// Judge the path as given, not its namespaced form: under a namespace,
 	// "/" becomes the namespace root, whose parent lies outside the
 	// namespace, and the node would be created there.
 	if path == "/" {
-		return ProtectedNode{}, false, &PathError{Path: path, Reason: "a protected node needs a parent and a name"}
+		return protectedOut{}, &PathError{Path: path, Reason: "a protected node needs a parent and a name"}
 	}
 	parent := parentOf(full)
 	name := full[len(parent):]
@@ -91,7 +119,7 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 
 	data = detach(ctx, data)
 
-	var node ProtectedNode
+	var out protectedOut
 	maybeCreated := false
 	var cleaned chan struct{} // closed once an abandoned attempt's cleanup has run
 	err = c.Do(ctx, func(ctx context.Context) error {
@@ -108,8 +136,8 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 			// step must be judged against the session now current.
 			return zk.ErrConnectionClosed // retryable: the next attempt takes it
 		}
-		step := protectedStep{parent: parent, tag: tag, target: target, data: data, flags: flags, ttl: ttl,
-			ephemeral: ephemeral, sess: sess, search: maybeCreated, replace: replace}
+		step := protectedStep{parent: parent, tag: tag, target: target, data: data, flags: flags, ttl: opts.ttl,
+			ephemeral: ephemeral, sess: sess, search: maybeCreated, replace: opts.replace, list: opts.list}
 		done := make(chan struct{})
 		r, err := await(ctx, c, func() (stepResult, error) { return c.createStep(conn, step) },
 			func(r stepResult, err error) {
@@ -130,8 +158,8 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		if err != nil {
 			return err
 		}
-		node = ProtectedNode{Path: c.rel(r.path), Session: sess, Stat: r.stat}
-		replaced = r.replaced
+		out = protectedOut{node: ProtectedNode{Path: c.rel(r.path), Session: sess, Stat: r.stat},
+			replaced: r.replaced, kids: r.kids, listed: r.listed}
 		return nil
 	})
 	if err != nil {
@@ -141,9 +169,9 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		case cleaned != nil:
 			c.awaitCleanup(cleaned)
 		}
-		return ProtectedNode{}, false, aclErr("create", path, err)
+		return protectedOut{}, aclErr("create", path, err)
 	}
-	return node, replaced, nil
+	return out, nil
 }
 
 // awaitCleanup waits, within removeWithin, for the cleanup of an abandoned
@@ -171,6 +199,7 @@ type protectedStep struct {
 	sess                *Session
 	search              bool   // an earlier attempt's create may have succeeded unseen
 	replace             string // a node to delete in the create's transaction, or ""
+	list                bool   // list parent behind the create
 }
 
 // stepResult is what an attempt of CreateProtected learnt.
@@ -179,6 +208,8 @@ type stepResult struct {
 	stat         *zk.Stat // the node's stat as created, when the server said
 	maybeCreated bool     // on failure: a node may exist that no one knows of
 	replaced     bool     // on success: the step's transaction also deleted s.replace
+	kids         []string // on success with s.list: parent's children right after the create
+	listed       bool     // kids is that listing
 }
 
 // createStep looks for the node an earlier attempt may have made (when
@@ -212,6 +243,16 @@ func (c *Client) createStep(conn *wire.Conn, s protectedStep) (stepResult, error
 		}
 		// The server refused the transaction as a whole (the node to
 		// delete is gone, say): nothing of it happened; create alone.
+	}
+	if s.list && s.ttl == 0 {
+		out, kids, listErr, err := conn.CreateThenChildren(bg, s.target, s.data, s.flags, c.aclFor(s.target), s.parent)
+		switch {
+		case err == nil:
+			return stepResult{path: out, kids: kids, listed: listErr == nil}, nil
+		case !errors.Is(err, zk.ErrNoNode):
+			return stepResult{maybeCreated: c.retryable(err)}, err
+		}
+		// A parent is missing: it is made below, then the node.
 	}
 	out, err := c.createWithParents(conn, s.target, s.data, s.flags, s.ttl)
 	if err != nil {

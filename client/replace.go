@@ -29,7 +29,8 @@ func (c *Client) ReplaceProtected(ctx context.Context, old ProtectedNode, path s
 	if old.Session == nil || old.Session != c.Session() || old.Session.ended() {
 		replace = "" // a node of another session: it goes with it, or below
 	}
-	node, replaced, err := c.createProtected(ctx, path, data, flags, 0, replace)
+	out, err := c.createProtected(ctx, path, data, flags, protectedOpts{replace: replace})
+	node, replaced := out.node, out.replaced
 	if !replaced {
 		c.deleteReplaced(ctx, old)
 	}

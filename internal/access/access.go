@@ -37,6 +37,51 @@ type Impl struct {
 	// Resolve is a *client.Watch's Resolve: the watch's event, given what a
 	// receive from its C returned.
 	Resolve func(w any, ev zk.Event, ok bool) zk.Event
+	// CreateProtectedList is the client's CreateProtected (no options)
+	// that lists the node's parent right behind the create, in the same
+	// write; node is the *client.ProtectedNode to set.
+	CreateProtectedList func(c any, ctx context.Context, path string, data []byte, flags int32, node any) (kids []string, listed bool, err error)
+	// Reads is the client's Reads.
+	Reads func(c any, reads []Read, done func(*Reply))
+	// WatchLoss and UnwatchLoss are the client's WatchLoss and UnwatchLoss.
+	WatchLoss, UnwatchLoss func(c any, w *LossWatch) bool
+}
+
+// LossWatch is a registration of WatchLoss.
+type LossWatch struct {
+	// Disc is a channel from the client's Disconnected (nil: watch the
+	// session alone).
+	Disc <-chan struct{}
+	// Sess is the *client.Session to watch.
+	Sess any
+	// F is called with Arg, once.
+	F   func(arg any)
+	Arg any
+	// Slot is the client's (its index in the client's list).
+	Slot int
+}
+
+// Read is one read of Reads: a node's data (getData) or, with Children, its
+// children (getChildren2), without a watch. Tag and Seq are the caller's,
+// given back with the reply.
+type Read struct {
+	Path     string // relative to the client's namespace
+	Children bool
+	Tag      any
+	Seq      uint64
+}
+
+// Reply is a Read's outcome. Err is the server's (zk.ErrNoNode, ...) or
+// the connection's (zk.ErrConnectionClosed: no connection, or it was lost
+// before the reply; zkrecipes.ErrClosed: the client is closed); Stat is
+// set when Err is nil. A Reply is valid only during the call to done: Data
+// and Kids are the caller's to keep, the Reply itself is not.
+type Reply struct {
+	Read
+	Data []byte
+	Kids []string
+	Stat zk.Stat
+	Err  error
 }
 
 var impl Impl
@@ -75,3 +120,35 @@ func WatchC(w any) <-chan zk.Event { return impl.WatchC(w) }
 // channel closed) the same event once that receiver has passed it on. It
 // also forgets the fired server watch.
 func Resolve(w any, ev zk.Event, ok bool) zk.Event { return impl.Resolve(w, ev, ok) }
+
+// CreateProtectedList is c's CreateProtected(ctx, path, data, flags) that
+// also lists the new node's parent right behind the create, in the same
+// write, at no round trip of its own: kids are the parent's children as
+// the server saw them just after the create, when listed. When the create
+// took another path (a parent was missing, an earlier attempt's outcome was
+// unknown) or the listing failed, listed is false: the caller lists. node
+// is the *client.ProtectedNode it sets to the node made (on success).
+func CreateProtectedList(c any, ctx context.Context, path string, data []byte, flags int32, node any) (kids []string, listed bool, err error) {
+	return impl.CreateProtectedList(c, ctx, path, data, flags, node)
+}
+
+// Reads sends reads on c's connection, all in one write, without waiting
+// for their replies: many reads in flight at once load a tree far faster
+// than one at a time. done is called once for each read, with its reply,
+// on the connection's reader goroutine (or at once, on the caller's, when
+// there is no connection); it must be quick and must not block. Nothing
+// is retried: the caller reads again what failed.
+func Reads(c any, reads []Read, done func(*Reply)) { impl.Reads(c, reads, done) }
+
+// WatchLoss arranges for w.F(w.Arg) to be called once w.Disc is closed (the
+// connection was lost) or w.Sess ends, whichever comes first: on the
+// goroutine that closes or ends it, with the client's lock held, so F must
+// be quick and must not call the client (a holding starts its monitor
+// there). It reports false, and never calls F, when either has happened
+// already. It lets a holding watch for its loss without a goroutine of its
+// own.
+func WatchLoss(c any, w *LossWatch) bool { return impl.WatchLoss(c, w) }
+
+// UnwatchLoss removes w; it reports whether w was still registered (F not
+// called, and now never called).
+func UnwatchLoss(c any, w *LossWatch) bool { return impl.UnwatchLoss(c, w) }

@@ -76,7 +76,9 @@ func requeues(err error) bool {
 		errors.Is(err, errForeignNode) || retry.IsSessionExpired(err)
 }
 
-// attempt is one place in the queue: create, wait, hold or clean up.
+// attempt is one place in the queue: create, wait, hold or clean up. The
+// create carries the directory's first listing behind it, in the same
+// write (access.CreateProtectedList): it costs no round trip of its own.
 func (q *Queue) attempt(ctx context.Context, req Request) (*Held, error) {
 	flags := int32(zk.FlagEphemeralSequential)
 	name := req.Marker
@@ -84,17 +86,37 @@ func (q *Queue) attempt(ctx context.Context, req Request) (*Held, error) {
 		flags = zk.FlagEphemeral
 		name += req.Suffix
 	}
-	node, err := q.c.CreateProtected(ctx, path.Join(q.dir, name), req.Data, flags)
+	w := &waiter{q: q, req: req, token: req.Token}
+	disc := q.c.Disconnected() // taken before the listing the create carries
+	kids, listed, err := access.CreateProtectedList(q.c, ctx, childPath(q.dir, name), req.Data, flags, &w.node)
 	if err != nil {
 		return nil, err
 	}
-	return q.waitOn(ctx, req, node)
+	if listed {
+		w.listed, w.listedDisc = kids, disc
+	}
+	return w.enter(ctx)
+}
+
+// childPath is the path of dir's child name.
+func childPath(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
 }
 
 // waitOn is an attempt once its node is made: check the node's session, wait
 // until it holds, or clean up.
 func (q *Queue) waitOn(ctx context.Context, req Request, node client.ProtectedNode) (*Held, error) {
-	w := &waiter{q: q, req: req, node: node, name: path.Base(node.Path), token: req.Token}
+	w := &waiter{q: q, req: req, node: node, token: req.Token}
+	return w.enter(ctx)
+}
+
+// enter is waitOn of w, whose node is made.
+func (w *waiter) enter(ctx context.Context) (*Held, error) {
+	q, req, node := w.q, w.req, w.node
+	w.name = path.Base(node.Path)
 	if w.token == 0 && node.Stat != nil && node.Session != nil && node.Stat.EphemeralOwner == node.Session.ID() {
 		// The create's own reply told the czxid (a requeue's transaction on
 		// ZooKeeper 3.9+): ReadOwn's read has nothing to add.
@@ -125,6 +147,12 @@ type waiter struct {
 	name string
 
 	token int64 // the holding's token when known in advance (a downgrade's)
+
+	// listed, when not nil, is the directory's listing that the create
+	// carried, and listedDisc the Disconnected channel taken before it:
+	// run's first listing.
+	listed     []string
+	listedDisc <-chan struct{}
 
 	target watched // the node waited for
 	early  watched // the node before it
@@ -186,10 +214,14 @@ func (w *waiter) vouch(ctx context.Context) error {
 func (w *waiter) run(ctx context.Context) (*Held, error) {
 	c := w.q.c
 	sess := w.node.Session
-	disc := c.Disconnected()
-	kids, err := w.list(ctx)
-	if err != nil {
-		return nil, err
+	disc, kids := w.listedDisc, w.listed
+	w.listed, w.listedDisc = nil, nil
+	if kids == nil {
+		disc = c.Disconnected()
+		var err error
+		if kids, err = w.list(ctx); err != nil {
+			return nil, err
+		}
 	}
 	nodes := Sorted(kids, w.q.markers)
 	for {
@@ -234,7 +266,8 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 			}
 		}
 		disc = c.Disconnected()
-		if kids, err = w.list(ctx); err != nil {
+		kids, err := w.list(ctx)
+		if err != nil {
 			return nil, err
 		}
 		nodes = Sorted(kids, w.q.markers)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -40,11 +41,24 @@ type Held struct {
 	after     []*func() // AfterLost's functions not yet run or stopped
 	afterDone bool      // lost has closed: AfterLost runs f at once
 
-	released chan struct{}
+	released chan struct{} // closed by stop: it also ends the monitor's I/O (see releasedCtx)
 	relOnce  sync.Once
-	cancel   context.CancelFunc // ends the monitor's I/O on release
-	done     chan struct{}      // closed when the monitor has returned
+	done     chan struct{} // closed when the monitor has returned (or was never needed)
+
+	// The monitor starts lazily (see startMonitor): until then the client
+	// tells of a loss (loss) and a timer of readDelay's end.
+	mstate   atomic.Int32 // monitorIdle, monitorRunning or monitorSkipped
+	loss     access.LossWatch
+	timer    *time.Timer
+	onRevoke func()
 }
+
+// A Held's monitor, as mstate says.
+const (
+	monitorIdle    int32 = iota // not started: loss and timer stand in for it
+	monitorRunning              // started: it closes done when it returns
+	monitorSkipped              // released before it was needed: stop closed done
+)
 
 // hold turns the waiter into a holder and starts its monitor. disc is the
 // Disconnected channel taken before the listing or event that granted it.
@@ -69,6 +83,12 @@ func Hold(c *client.Client, node client.ProtectedNode, disc <-chan struct{}, rec
 // client.Recipe constants; "" reports nothing) and its recipe's path.
 type report struct{ recipe, dir string }
 
+// newHeld starts holding node. Its monitor (a goroutine) starts only when
+// it has work: after readDelay, or when Token asks for the token, or when
+// the client tells that the connection or the session is gone (a loss
+// watch, told on the goroutine that closes disc or ends the session, so
+// Lost closes as promptly as a monitor waiting on them would close it). A
+// holding released before any of these costs no goroutine and no read.
 func newHeld(c *client.Client, node client.ProtectedNode, token int64, disc <-chan struct{}, onRevoke func(), rep report) *Held {
 	h := &Held{
 		rep:      rep,
@@ -83,14 +103,43 @@ func newHeld(c *client.Client, node client.ProtectedNode, token int64, disc <-ch
 		disc:     disc,
 		released: make(chan struct{}),
 		done:     make(chan struct{}),
+		onRevoke: onRevoke,
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	h.cancel = cancel
 	if token != 0 {
 		close(h.known)
 	}
-	go h.monitor(ctx, onRevoke)
+	h.loss = access.LossWatch{Disc: disc, Sess: node.Session, F: startMonitor, Arg: h}
+	if !access.WatchLoss(c, &h.loss) {
+		h.startMonitor() // gone already: the monitor says so at once
+		return h
+	}
+	h.timer = time.AfterFunc(readDelay, h.startMonitor)
 	return h
+}
+
+// startMonitor is a loss watch's function: arg is the *Held.
+func startMonitor(arg any) { arg.(*Held).startMonitor() }
+
+// startMonitor starts the monitor goroutine, unless it runs already or the
+// holding was released first.
+func (h *Held) startMonitor() {
+	if h.mstate.CompareAndSwap(monitorIdle, monitorRunning) {
+		go h.monitor(releasedCtx{h}, h.onRevoke)
+	}
+}
+
+// releasedCtx is the context of the monitor's reads: done once the holding
+// is released.
+type releasedCtx struct{ h *Held }
+
+func (releasedCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c releasedCtx) Done() <-chan struct{}     { return c.h.released }
+func (releasedCtx) Value(any) any               { return nil }
+func (c releasedCtx) Err() error {
+	if IsClosed(c.h.released) {
+		return context.Canceled
+	}
+	return nil
 }
 
 // Path is the held node's path (relative to the client's namespace).
@@ -117,6 +166,7 @@ func (h *Held) Token(ctx context.Context) (int64, error) {
 	default:
 	}
 	h.wantOnce.Do(func() { close(h.want) })
+	h.startMonitor()
 	select {
 	case <-h.known:
 		return h.token, nil
@@ -243,25 +293,26 @@ func (h *Held) AfterLost(f func()) (stop func() bool) {
 // of the node run beside the loop, so a suspension is noticed at once even
 // while a read is being retried.
 func (h *Held) monitor(ctx context.Context, onRevoke func()) {
-	defer close(h.done)
 	why := ""
-	defer func() {
-		if why != "" {
-			h.lose(why)
-		} else {
-			h.markLost(zkrecipes.ErrNotHeld)
-		}
-		// Live may have closed Lost first (zkrecipes.ErrLost), and a release may
-		// then have ended the loop before it saw why: Cause says.
-		lost := h.cause == zkrecipes.ErrLost
-		access.Released(h.c, h.rep.recipe, h.rep.dir, time.Since(h.since), lost) // once Lost is closed
-	}()
+	defer func() { h.end(why) }()
+	// It watches the connection and the session itself from here on. (The
+	// timer may still fire: startMonitor then does nothing.)
+	access.UnwatchLoss(h.c, &h.loss)
 	sess, disc := h.node.Session, h.disc
 	var own <-chan zk.Event
 	var reading <-chan readResult
-	t := time.NewTimer(readDelay)
-	defer t.Stop()
-	start, want := t.C, h.want // until the first read starts
+	// The first read: at once when readDelay is over or Token asks,
+	// else (the monitor started for a loss, which the loop sees at once)
+	// when it is over or Token asks.
+	var start <-chan time.Time
+	want := h.want
+	if wait := readDelay - time.Since(h.since); wait > 0 && !IsClosed(want) {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		start = t.C
+	} else {
+		want, reading = nil, h.read(ctx)
+	}
 	for {
 		select {
 		case <-start:
@@ -305,6 +356,22 @@ func (h *Held) monitor(ctx context.Context, onRevoke func()) {
 			}
 		}
 	}
+}
+
+// end is the end of a holding's watch, once: Lost closes (zkrecipes.ErrLost
+// and why, unless why is "" after a release: zkrecipes.ErrNotHeld), the hooks
+// learn of it, and done closes.
+func (h *Held) end(why string) {
+	if why != "" {
+		h.lose(why)
+	} else {
+		h.markLost(zkrecipes.ErrNotHeld)
+	}
+	// Live may have closed Lost first (zkrecipes.ErrLost), and a release may
+	// then have ended the loop before it saw why: Cause says.
+	lost := h.cause == zkrecipes.ErrLost
+	access.Released(h.c, h.rep.recipe, h.rep.dir, time.Since(h.since), lost) // once Lost is closed
+	close(h.done)
 }
 
 type readResult struct {

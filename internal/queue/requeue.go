@@ -5,6 +5,8 @@ import (
 	"path"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // Requeue releases h and queues again with req, as Release followed by
@@ -50,7 +52,12 @@ func (q *Queue) Requeue(ctx context.Context, h *Held, req Request) (*Held, error
 // its node; the monitor's reads end.
 func (h *Held) stop() {
 	h.relOnce.Do(func() {
-		close(h.released)
-		h.cancel()
+		close(h.released) // also cancels the monitor's reads (releasedCtx)
+		if h.mstate.CompareAndSwap(monitorIdle, monitorSkipped) {
+			// No monitor ever started: end here what it would have.
+			h.timer.Stop()
+			access.UnwatchLoss(h.c, &h.loss)
+			h.end("")
+		}
 	})
 }

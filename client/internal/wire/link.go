@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // A link is one connection of a session: a writer goroutine that sends
@@ -113,6 +115,10 @@ type request struct {
 	str  string
 	stat zk.Stat
 	ch   <-chan zk.Event // the watch set
+
+	// An asynchronous read (Conn.Reads): adone gets areply when finished.
+	adone  func(*access.Reply)
+	areply access.Reply
 }
 
 // A request's claim.
@@ -140,9 +146,20 @@ func (r *request) release() {
 	requestPool.Put(r)
 }
 
-// finish settles r; nothing of the link touches r afterwards.
+// finish settles r; nothing of the link touches r afterwards. An
+// asynchronous read's callback is called here, and r goes back to the pool.
 func (r *request) finish(zxid int64, err error) {
 	r.zxid, r.err = zxid, err
+	if done := r.adone; done != nil {
+		a := &r.areply
+		a.Err = err
+		if err == nil {
+			a.Data, a.Kids, a.Stat = r.data, r.kids, r.stat
+		}
+		done(a)
+		r.release()
+		return
+	}
 	r.done <- struct{}{}
 }
 

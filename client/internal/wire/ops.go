@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // Every call sends one request on the current connection and waits for
@@ -41,24 +43,18 @@ func (c *Conn) call(ctx context.Context, r *request, body func(*encoder)) (*requ
 }
 
 // send queues r with its frame (body's encoding, or frame as encoded when
-// not nil) and waits for its reply or ctx. A ctx that has ended already
-// sends nothing. When ctx ends first, r is marked left (its claim), unless
-// its decoder claimed it first (see AddWatch): then the reply is the
-// outcome. settled reports that r has its outcome (or was never sent).
+// not nil) and waits for its reply or ctx (see wait). settled reports that
+// r has its outcome (or was never sent).
 func (c *Conn) send(ctx context.Context, r *request, body func(*encoder), frame []byte) (settled bool, _ error) {
 	if err := ctx.Err(); err != nil {
 		return true, err
 	}
 	c.mu.Lock()
-	switch {
-	case c.closing:
+	l, err := c.linkLocked()
+	if err != nil {
 		c.mu.Unlock()
-		return true, ErrClosing
-	case c.link == nil:
-		c.mu.Unlock()
-		return true, ErrConnectionClosed
+		return true, err
 	}
-	l := c.link
 	if frame != nil {
 		l.queueFrameLocked(r, frame)
 	} else {
@@ -66,6 +62,25 @@ func (c *Conn) send(ctx context.Context, r *request, body func(*encoder), frame 
 	}
 	l.flushLocked()
 	c.mu.Unlock()
+	return wait(ctx, r)
+}
+
+// linkLocked returns the link to queue on, or why there is none.
+func (c *Conn) linkLocked() (*link, error) {
+	switch {
+	case c.closing:
+		return nil, ErrClosing
+	case c.link == nil:
+		return nil, ErrConnectionClosed
+	}
+	return c.link, nil
+}
+
+// wait waits for r's reply or ctx. A ctx that has ended already sends
+// nothing. When ctx ends first, r is marked left (its claim), unless its
+// decoder claimed it first (see AddWatch): then the reply is the outcome.
+// settled reports that r has its outcome; when not, r is the reader's.
+func wait(ctx context.Context, r *request) (settled bool, _ error) {
 	select {
 	case <-r.done:
 		return true, r.err
@@ -76,6 +91,78 @@ func (c *Conn) send(ctx context.Context, r *request, body func(*encoder), frame 
 		<-r.done
 		return true, r.err
 	}
+}
+
+// CreateThenChildren is Create followed, in the same write, by Children of
+// dir: the listing is the server's right after the create (a session's
+// requests are answered in order), at no round trip of its own. A failed
+// create leaves the listing's outcome as it is: listErr says.
+func (c *Conn) CreateThenChildren(ctx context.Context, path string, data []byte, flags int32, acl []zk.ACL, dir string) (created string, kids []string, listErr, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", nil, err, err
+	}
+	cr := kindRequest(opCreate, replyPath, false, 0, "")
+	lr := kindRequest(opGetChildren2, replyChildren, false, 0, "")
+	c.mu.Lock()
+	l, err := c.linkLocked()
+	if err != nil {
+		c.mu.Unlock()
+		cr.release()
+		lr.release()
+		return "", nil, err, err
+	}
+	l.queueLocked(cr, func(e *encoder) { encodeCreate(e, path, data, acl, flags) })
+	l.queueLocked(lr, func(e *encoder) { encodePathWatch(e, dir, false) })
+	l.flushLocked()
+	c.mu.Unlock()
+	// The listing's reply comes after the create's (or the two fail
+	// together, in that order): one wait for both.
+	settled, listErr := wait(ctx, lr)
+	if settled {
+		kids = lr.kids
+		lr.release()
+	}
+	settled, err = wait(ctx, cr)
+	if settled {
+		created = cr.str
+		cr.release()
+	}
+	if err != nil {
+		created = ""
+	}
+	if listErr != nil {
+		kids = nil
+	}
+	return created, kids, listErr, err
+}
+
+// Reads sends reads (getData, or getChildren2 with Children; no watch) in
+// one batch, without waiting: done gets each one's reply, once, on the
+// reader goroutine (or at once, on the caller's, when there is no
+// connection), and must not block. full gives the path to send for a
+// read's Path.
+func (c *Conn) Reads(reads []access.Read, full func(string) string, done func(*access.Reply)) {
+	c.mu.Lock()
+	l, err := c.linkLocked()
+	if err != nil {
+		c.mu.Unlock()
+		for _, rd := range reads {
+			done(&access.Reply{Read: rd, Err: err})
+		}
+		return
+	}
+	for _, rd := range reads {
+		op, kind := opGetData, replyData
+		if rd.Children {
+			op, kind = opGetChildren2, replyChildren
+		}
+		r := kindRequest(op, kind, false, 0, "")
+		r.adone, r.areply.Read = done, rd
+		p := full(rd.Path)
+		l.queueLocked(r, func(e *encoder) { encodePathWatch(e, p, false) })
+	}
+	l.flushLocked()
+	c.mu.Unlock()
 }
 
 // requestFrame encodes a request: length, header (its xid is set when
