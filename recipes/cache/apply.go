@@ -7,7 +7,7 @@ import (
 )
 
 // onReply applies what a read or listing found.
-func (l *loop) onReply(r reply) {
+func (l *loop) onReply(r *reply) {
 	if r.epoch != l.epoch {
 		return // an earlier session's: everything is being read again
 	}
@@ -16,12 +16,9 @@ func (l *loop) onReply(r reply) {
 		if e.gone {
 			return
 		}
-		if r.kind == readNode {
-			e.dataBusy, e.dataAgain = false, false
-		} else {
-			e.kidsBusy, e.kidsAgain = false, false
-		}
-		l.failed(r)
+		busy, again := busyFlags(r.kind)
+		e.jobs &^= busy | again
+		l.failed(r.job, r.err)
 		return
 	}
 	l.retryWait = retryMin
@@ -35,7 +32,7 @@ func (l *loop) onReply(r reply) {
 }
 
 // applyNode applies a read of one node.
-func (l *loop) applyNode(r reply) {
+func (l *loop) applyNode(r *reply) {
 	e := r.e
 	if e.gone {
 		return
@@ -52,22 +49,33 @@ func (l *loop) applyNode(r reply) {
 		r.data = nil
 	}
 	c := l.c
-	listing := false // a listing of e was just asked for
+	listing := false // a listing of e was just asked for, or is not needed
 	switch {
 	case !e.live:
 		c.mu.Lock()
-		e.live, e.data, e.stat = true, r.data, r.stat
+		e.live, e.data = true, r.data
+		e.setStat(&r.stat)
 		c.publishLocked(Event{Type: Created, Node: e.node()})
 		c.mu.Unlock()
-		if l.canList(e) {
+		switch {
+		case !l.canList(e):
+		case l.watch != nil && r.stat.NumChildren == 0:
+			// The persistent mode needs no listing of a node the read
+			// shows childless: the watch tells of every child made after
+			// the read (see onWatchEvent for one made while it was in
+			// flight). Most nodes of a tree are leaves.
+			e.kidsCv = r.stat.Cversion
+			listing = true
+		default:
 			l.schedule(e, listKids)
 			listing = true
 		}
-	case r.stat.Czxid != e.stat.Czxid || r.stat.Mzxid != e.stat.Mzxid:
-		recreated := r.stat.Czxid != e.stat.Czxid
+	case r.stat.Czxid != e.czxid || r.stat.Mzxid != e.mzxid:
+		recreated := r.stat.Czxid != e.czxid
 		c.mu.Lock()
 		old := e.node()
-		e.data, e.stat = r.data, r.stat
+		e.data = r.data
+		e.setStat(&r.stat)
 		c.publishLocked(Event{Type: Changed, Node: e.node(), Old: old})
 		c.mu.Unlock()
 		if recreated && l.canList(e) {
@@ -76,7 +84,7 @@ func (l *loop) applyNode(r reply) {
 		}
 	default:
 		c.mu.Lock()
-		e.stat = r.stat // the same write; child counts may have moved
+		e.setStat(&r.stat) // the same write; child counts may have moved
 		c.mu.Unlock()
 	}
 	if l.watch != nil && !listing && r.stat.Cversion != e.kidsCv && l.canList(e) {
@@ -88,7 +96,7 @@ func (l *loop) applyNode(r reply) {
 
 // applyKids applies a listing of e's children: names not seen before become
 // placeholders to read, names gone take their subtree out of the view.
-func (l *loop) applyKids(r reply) {
+func (l *loop) applyKids(r *reply) {
 	e := r.e
 	if e.gone || !e.live {
 		return
@@ -97,40 +105,63 @@ func (l *loop) applyKids(r reply) {
 		l.schedule(e, readNode)
 		return
 	}
+	c := l.c
 	e.kidsCv = r.stat.Cversion
-	listed := make(map[string]struct{}, len(r.kids))
-	for _, name := range r.kids {
-		listed[name] = struct{}{}
-	}
-	for name, k := range e.kids {
-		if _, ok := listed[name]; !ok {
+	// Mark the cached children the listing names (found through the
+	// index), add those it names that are not cached, then take out the
+	// unmarked ones: no set of names is built.
+	var fresh []string
+	if e.kids == nil {
+		fresh = r.kids
+	} else {
+		// The index is the loop's to write: reading it here needs no lock.
+		for _, name := range r.kids {
+			l.pathBuf = appendChildPath(l.pathBuf[:0], e.path, name)
+			if k := c.index[string(l.pathBuf)]; k != nil {
+				k.jobs |= seen
+			} else {
+				fresh = append(fresh, name)
+			}
+		}
+		var gone []*entry
+		for _, k := range e.children() {
+			if k.has(seen) {
+				k.jobs &^= seen
+			} else {
+				gone = append(gone, k)
+			}
+		}
+		for _, k := range gone {
 			l.remove(k)
 		}
 	}
-	for _, name := range r.kids {
-		if _, ok := e.kids[name]; !ok {
-			l.addKid(e, name)
-		}
+	for _, name := range fresh {
+		l.addKid(e, name, len(fresh))
 	}
 }
 
 // addKid makes a placeholder for e's child name, unless the filter leaves
-// it out, and reads it.
-func (l *loop) addKid(e *entry, name string) {
+// it out, and reads it. hint sizes e's first list of children.
+func (l *loop) addKid(e *entry, name string, hint int) {
 	c := l.c
-	p := childPath(e.path, name)
+	p := childPath(e.path, name) // the listing's strings are not kept
 	if c.opt.filter != nil && !c.opt.filter(p) {
 		return
 	}
-	k := &entry{path: p, depth: e.depth + 1, parent: e}
+	k := &entry{path: p}
 	c.mu.Lock()
-	if e.kids == nil {
-		e.kids = make(map[string]*entry)
-	}
-	e.kids[k.name()] = k // keyed by k.path's own bytes: the listing's strings are not kept
+	e.addKid(k, hint)
 	c.index[p] = k
 	c.mu.Unlock()
 	l.schedule(k, readNode)
+}
+
+// parentOf returns e's parent entry (nil for the root).
+func (l *loop) parentOf(e *entry) *entry {
+	if e == l.c.root {
+		return nil
+	}
+	return l.c.index[parentPath(e.path)]
 }
 
 // remove takes e and everything below it out of the view, announcing each
@@ -139,19 +170,21 @@ func (l *loop) addKid(e *entry, name string) {
 func (l *loop) remove(e *entry) {
 	c := l.c
 	c.mu.Lock()
+	parent := l.parentOf(e)
 	e.walk(func(x *entry) {
 		if x.live {
 			c.publishLocked(Event{Type: Deleted, Node: x.node()})
 		}
 		if x == c.root {
-			x.live, x.data, x.stat, x.kids = false, nil, zk.Stat{}, nil
+			x.live, x.data, x.kids = false, nil, nil
+			x.setStat(&zk.Stat{})
 			return
 		}
 		x.gone, x.live = true, false
 		delete(c.index, x.path)
 	})
-	if e != c.root && e.parent != nil {
-		delete(e.parent.kids, e.name())
+	if parent != nil {
+		parent.removeKid(e)
 	}
 	c.mu.Unlock()
 }
@@ -160,10 +193,11 @@ func (l *loop) remove(e *entry) {
 func (l *loop) detach(e *entry) {
 	c := l.c
 	c.mu.Lock()
+	parent := l.parentOf(e)
 	e.gone = true
 	delete(c.index, e.path)
-	if e.parent != nil {
-		delete(e.parent.kids, e.name())
+	if parent != nil {
+		parent.removeKid(e)
 	}
 	c.mu.Unlock()
 }

@@ -209,7 +209,7 @@ func (c *Cache) Children(path string) []Node {
 		return nil
 	}
 	var out []Node
-	for _, k := range e.kids {
+	for _, k := range e.children() {
 		if k.live {
 			out = append(out, k.node())
 		}

@@ -14,13 +14,11 @@ import (
 // channels go-zookeeper returns for those watches are not read: the loop
 // gets every notification from the client's NodeEvents stream.
 //
-// Without watch (the persistent mode: one watch covers the subtree) it only reads.
-func (c *Cache) fetch(ctx context.Context, j job, isRoot, watch bool) reply {
+// (The persistent mode, where one watch covers the subtree, reads in
+// batches without a watch instead: see loop.pump.)
+func (c *Cache) fetch(ctx context.Context, j job, isRoot bool) reply {
 	r := reply{job: j}
 	p := j.e.path
-	if !watch {
-		return c.fetchPlain(ctx, j)
-	}
 	if j.kind == listKids {
 		kids, st, _, err := c.cl.ChildrenW(ctx, p)
 		switch {
@@ -56,31 +54,4 @@ func (c *Cache) fetch(ctx context.Context, j job, isRoot, watch bool) reply {
 			return r
 		}
 	}
-}
-
-// fetchPlain is fetch without watches.
-func (c *Cache) fetchPlain(ctx context.Context, j job) reply {
-	r := reply{job: j}
-	var err error
-	if j.kind == listKids {
-		var st *zk.Stat
-		r.kids, st, err = c.cl.Children(ctx, j.e.path)
-		if err == nil {
-			r.stat = *st
-		}
-	} else {
-		var data []byte
-		var st *zk.Stat
-		data, st, err = c.cl.Get(ctx, j.e.path)
-		if err == nil {
-			r.data, r.stat = data, *st
-		}
-	}
-	switch {
-	case err == nil:
-		r.exists = true
-	case !errors.Is(err, zk.ErrNoNode):
-		r.err = err
-	}
-	return r
 }

@@ -2,11 +2,14 @@ package cache
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // The loop: one goroutine owns the tree. Notifications and the client's
@@ -64,6 +67,34 @@ type reply struct {
 	err    error
 }
 
+// inbox takes the replies of the persistent mode's reads, which come on
+// the client's reader goroutine (see access.Reads), to the loop: the loop
+// takes what has come, all at once.
+type inbox struct {
+	mu    sync.Mutex
+	items []reply
+	wake  chan struct{} // something came (capacity 1)
+}
+
+func (b *inbox) push(r reply) {
+	b.mu.Lock()
+	b.items = append(b.items, r)
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns what came, leaving spare (emptied) to fill.
+func (b *inbox) take(spare []reply) []reply {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	items := b.items
+	b.items = spare[:0]
+	return items
+}
+
 // Retry pacing of reads that failed while connected (an ACL, a server
 // error): from retryMin, doubling to retryMax.
 const (
@@ -86,8 +117,17 @@ type loop struct {
 	cancelEpoch context.CancelFunc
 
 	queue    []job // jobs waiting for a slot
-	inFlight int
-	replies  chan reply
+	inFlight int   // reads in flight
+	goFlight int   // of those, the ones on goroutines of their own
+	replies  chan reply // the per-node mode's reads, each on a goroutine (made on first use)
+
+	// The persistent mode's reads go out in batches with no goroutine
+	// (access.Reads); their replies come through inbox.
+	inbox   inbox
+	batch   []access.Read
+	spare   []reply
+	onRead  func(*access.Reply) // l.received, made once
+	pathBuf []byte              // applyKids' scratch
 
 	retry      []job // failed jobs, tried again on reconnect or by the timer
 	retryTimer *time.Timer
@@ -103,9 +143,10 @@ func newLoop(c *Cache, events <-chan zk.Event, stopEvents func(), states <-chan 
 		events:     events,
 		stopEvents: stopEvents,
 		states:     states,
-		replies:    make(chan reply, c.opt.maxFlight),
 		retryWait:  retryMin,
 	}
+	l.inbox.wake = make(chan struct{}, 1)
+	l.onRead = l.received
 	l.newEpoch()
 	return l
 }
@@ -152,7 +193,19 @@ func (l *loop) run() {
 			l.onState(st.State)
 		case r := <-l.replies:
 			l.inFlight--
-			l.onReply(r)
+			l.goFlight--
+			l.onReply(&r)
+		case <-l.inbox.wake:
+			items := l.inbox.take(l.spare)
+			for i := range items {
+				l.inFlight--
+				l.onReply(&items[i])
+			}
+			clear(items)
+			l.spare = items[:0]
+			if l.inFlight == 0 {
+				l.spare = nil // the load is over: keep no room for it
+			}
 		case <-retryC:
 			l.retryTimer = nil
 			l.retryAll()
@@ -160,13 +213,15 @@ func (l *loop) run() {
 	}
 }
 
-// drain ends the reads still in flight and waits for their replies.
+// drain ends the reads still in flight and waits for the replies of those
+// on goroutines of their own. The persistent mode's batched reads are not
+// waited for: their late replies go to an inbox no one reads.
 func (l *loop) drain() {
 	l.cancelEpoch()
 	if l.retryTimer != nil {
 		l.retryTimer.Stop()
 	}
-	for ; l.inFlight > 0; l.inFlight-- {
+	for ; l.goFlight > 0; l.goFlight-- {
 		<-l.replies
 	}
 }
@@ -177,33 +232,30 @@ func (l *loop) schedule(e *entry, kind jobKind) {
 	if e.gone {
 		return
 	}
-	busy, again := &e.dataBusy, &e.dataAgain
-	if kind == listKids {
-		busy, again = &e.kidsBusy, &e.kidsAgain
-	}
-	if *busy {
-		*again = true
+	busy, again := busyFlags(kind)
+	if e.has(busy) {
+		e.jobs |= again
 		return
 	}
-	*busy = true
+	e.jobs |= busy
 	l.queue = append(l.queue, job{e: e, kind: kind, epoch: l.epoch})
 }
 
 // done marks e's job of kind finished and starts the one asked for meanwhile.
 func (l *loop) done(e *entry, kind jobKind) {
-	busy, again := &e.dataBusy, &e.dataAgain
-	if kind == listKids {
-		busy, again = &e.kidsBusy, &e.kidsAgain
-	}
-	*busy = false
-	if *again {
-		*again = false
+	busy, again := busyFlags(kind)
+	e.jobs &^= busy
+	if e.has(again) {
+		e.jobs &^= again
 		l.schedule(e, kind)
 	}
 }
 
-// pump starts queued jobs while there are free slots.
+// pump starts queued jobs while there are free slots: in the persistent
+// mode as one batch of reads (no watch, no goroutine), else each read with
+// its watch on a goroutine of its own.
 func (l *loop) pump() {
+	batch := l.batch[:0]
 	for l.inFlight < l.c.opt.maxFlight && len(l.queue) > 0 {
 		j := l.queue[0]
 		l.queue[0] = job{}
@@ -212,19 +264,51 @@ func (l *loop) pump() {
 			l.queue = nil
 		}
 		if j.e.gone {
-			j.e.dataBusy, j.e.kidsBusy = false, false
+			j.e.jobs &^= dataBusy | kidsBusy
 			continue
 		}
 		l.inFlight++
+		if l.watch != nil {
+			batch = append(batch, access.Read{Path: j.e.path, Children: j.kind == listKids, Tag: j.e, Seq: j.epoch})
+			continue
+		}
+		if l.replies == nil {
+			l.replies = make(chan reply, l.c.opt.maxFlight)
+		}
+		l.goFlight++
 		ctx := l.epochCtx
 		isRoot := j.e == l.c.root
-		watch := l.watch == nil
 		l.c.wg.Add(1)
 		go func() {
 			defer l.c.wg.Done()
-			l.replies <- l.c.fetch(ctx, j, isRoot, watch)
+			l.replies <- l.c.fetch(ctx, j, isRoot)
 		}()
 	}
+	if len(batch) > 0 {
+		access.Reads(l.c.cl, batch, l.onRead)
+		clear(batch)
+	}
+	l.batch = batch[:0]
+	if len(l.queue) == 0 && l.inFlight == 0 {
+		l.batch = nil // the load is over: keep no room for it
+	}
+}
+
+// received takes a batched read's reply to the loop; it runs on the
+// client's reader goroutine (or on the loop's, for a read that could not
+// be sent).
+func (l *loop) received(rp *access.Reply) {
+	r := reply{job: job{e: rp.Tag.(*entry), kind: readNode, epoch: rp.Seq}}
+	if rp.Children {
+		r.kind = listKids
+	}
+	switch {
+	case rp.Err == nil:
+		r.exists, r.data, r.kids, r.stat = true, rp.Data, rp.Kids, rp.Stat
+	case !errors.Is(rp.Err, zk.ErrNoNode):
+		r.err = rp.Err
+	}
+	l.inbox.push(r)
 }
 
 // checkInitialized publishes Initialized once nothing of the first load is
@@ -276,11 +360,9 @@ func (l *loop) onState(s client.State) {
 			l.retryTimer.Stop()
 			l.retryTimer = nil
 		}
-		l.c.mu.RLock()
-		for _, e := range l.c.index {
-			e.dataBusy, e.dataAgain, e.kidsBusy, e.kidsAgain = false, false, false, false
+		for _, e := range l.c.index { // the loop's own fields: no lock
+			e.jobs = 0
 		}
-		l.c.mu.RUnlock()
 		l.rebuild = true
 	case client.StateConnected, client.StateReconnected:
 		// The persistent mode rebuilds on the watch's resync event instead,
@@ -307,9 +389,7 @@ func (l *loop) readAll() {
 			if e.live && l.canList(e) && l.watch == nil {
 				l.schedule(e, listKids)
 			}
-			for _, k := range e.kids {
-				next = append(next, k)
-			}
+			next = append(next, e.children()...)
 		}
 		level = next
 	}
@@ -324,9 +404,9 @@ func (l *loop) retryAll() {
 }
 
 // failed keeps a job that failed in the current epoch for another try.
-func (l *loop) failed(r reply) {
-	l.c.log.Debug("zkrecipes: cache read failed; retrying", "path", r.e.path, "error", r.err)
-	l.retry = append(l.retry, r.job)
+func (l *loop) failed(j job, err error) {
+	l.c.log.Debug("zkrecipes: cache read failed; retrying", "path", j.e.path, "error", err)
+	l.retry = append(l.retry, j)
 	if l.retryTimer == nil {
 		l.retryTimer = time.NewTimer(l.retryWait)
 		l.retryWait = min(2*l.retryWait, retryMax)
@@ -334,4 +414,6 @@ func (l *loop) failed(r reply) {
 }
 
 // canList reports whether e's children are cached.
-func (l *loop) canList(e *entry) bool { return int(e.depth) < l.c.opt.maxDepth }
+func (l *loop) canList(e *entry) bool {
+	return l.c.opt.maxDepth == noLimit || depthBelow(l.c.path, e.path) < l.c.opt.maxDepth
+}

@@ -81,23 +81,26 @@ func (l *loop) onWatchEvent(ev client.WatchEvent) {
 		return
 	}
 	c := l.c
-	c.mu.RLock()
-	e := c.index[ev.Path]
+	e := c.index[ev.Path] // the loop's to write: no lock to read it here
 	var parent *entry
 	if e == nil && ev.Type == zk.EventNodeCreated && ev.Path != c.path {
 		parent = c.index[parentPath(ev.Path)]
 	}
-	c.mu.RUnlock()
 	switch {
 	case e != nil:
 		l.schedule(e, readNode)
-	case parent == nil || !parent.live || parent.gone || !l.canList(parent):
+	case parent == nil || parent.gone || !l.canList(parent):
 		// Unknown parent: its own read or listing, still to come, finds
 		// this node.
-	case parent.kidsBusy:
+	case !parent.live:
+		// A placeholder: the read in flight may predate the create and
+		// show no children, and a childless node is not listed (see
+		// applyNode): read it again after, which shows the child.
+		l.schedule(parent, readNode)
+	case parent.has(kidsBusy):
 		l.schedule(parent, listKids) // after the listing in flight
 	default:
-		l.addKid(parent, ev.Path[len(childPath(parent.path, "")):])
+		l.addKid(parent, ev.Path[len(childPath(parent.path, "")):], 1)
 	}
 }
 
