@@ -116,9 +116,9 @@ type loop struct {
 	epochCtx    context.Context
 	cancelEpoch context.CancelFunc
 
-	queue    []job // jobs waiting for a slot
-	inFlight int   // reads in flight
-	goFlight int   // of those, the ones on goroutines of their own
+	queue    []job      // jobs waiting for a slot
+	inFlight int        // reads in flight
+	goFlight int        // of those, the ones on goroutines of their own
 	replies  chan reply // the per-node mode's reads, each on a goroutine (made on first use)
 
 	// The persistent mode's reads go out in batches with no goroutine
