@@ -19,7 +19,7 @@ const noLimit = int(^uint(0) >> 1)
 
 // defaultFlight bounds the reads in flight at once (the initial load of a
 // large tree pipelines this many requests on the one connection).
-const defaultFlight = 128
+const defaultFlight = 512
 
 // WithDepth caches the root and depth levels below it: 1 is the root and its
 // children (Curator's PathChildrenCache), 2 adds grandchildren, and so on.

@@ -64,8 +64,9 @@ type link struct {
 // past it, the writer goroutine writes.
 const directWriteUpTo = 64 << 10
 
-// keepOutUpTo bounds the write buffer kept from one write to the next.
-const keepOutUpTo = 1 << 20
+// keepOutUpTo bounds the write buffer kept from one write to the next (a
+// larger batch, a tree's load say, gets a buffer of its own).
+const keepOutUpTo = 16 << 10
 
 // replyKind says how the reader decodes a successful reply into the
 // request's own fields, for a request without a decode function.
