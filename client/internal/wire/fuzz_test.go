@@ -18,7 +18,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
@@ -525,6 +527,25 @@ func FuzzStatStringsACLs(f *testing.F) {
 			}
 		}
 
+		// names alone: what strings reads, in one allocation for the
+		// names.
+		var ns []string
+		dn := decoder{b: b}
+		fzCheckAllocs(t, "names", b, func() { dn = decoder{b: b}; ns = dn.names() })
+		fzCheckErr(t, "names", &dn, dn.end())
+		if (dn.err == nil) != (d.err == nil) || (d.err == nil && (dn.off != d.off || !slices.Equal(ns, ss))) {
+			t.Fatalf("names %q (%v, at %d) differ from strings %q (%v, at %d)", ns, dn.err, dn.off, ss, d.err, d.off)
+		}
+
+		// statInto reads what stat reads.
+		var sv zk.Stat
+		ds, di := decoder{b: b}, decoder{b: b}
+		sp := ds.stat()
+		di.statInto(&sv)
+		if (ds.err == nil) != (di.err == nil) || (ds.err == nil && (*sp != sv || ds.off != di.off)) || (di.err != nil && sv != zk.Stat{}) {
+			t.Fatalf("statInto %+v (%v) differs from stat %+v (%v)", sv, di.err, sp, ds.err)
+		}
+
 		// acls alone.
 		var acl []zk.ACL
 		fzCheckAllocs(t, "acls", b, func() { d = decoder{b: b}; acl = d.acls() })
@@ -575,6 +596,105 @@ func FuzzStatStringsACLs(f *testing.F) {
 			if d.off != len(e.b) || !fzSamePrefix(e.b, b) {
 				t.Fatalf("stat+strings+acls+buffer: consumed %d, re-encoded %x from %x", d.off, e.b, b)
 			}
+		}
+	})
+}
+
+// ---- the reader's frames ----
+
+// fzChunks reads its data in pieces whose sizes cut gives in turn (1 to
+// 256 bytes each; 1 when cut is empty), as a socket may hand them over.
+type fzChunks struct {
+	b, cut []byte
+	i      int
+}
+
+func (c *fzChunks) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	n := 1
+	if len(c.cut) > 0 {
+		n = int(c.cut[c.i%len(c.cut)]) + 1
+		c.i++
+	}
+	n = min(n, len(p), len(c.b))
+	copy(p, c.b)
+	c.b = c.b[n:]
+	return n, nil
+}
+
+// fzFrameEnd classes a frame reader's last error: the stream was cut (EOF,
+// or mid-frame), or a frame's length was out of bounds.
+func fzFrameEnd(err error) string {
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "cut"
+	case errors.Is(err, ErrMalformed) && errors.Is(err, errFrameBound):
+		return "bound"
+	}
+	return "other: " + err.Error()
+}
+
+// FuzzFrameReader: the link's buffered frameReader returns, from any
+// stream however it arrives, the frames readFrame (one frame at a time,
+// straight from the stream) returns, and ends the same way.
+func FuzzFrameReader(f *testing.F) {
+	frames := func(bodies ...[]byte) []byte {
+		var out []byte
+		for _, b := range bodies {
+			out = append(out, fakeFrame(b)...)
+		}
+		return out
+	}
+	big := bytes.Repeat([]byte("b"), readBufSize+100)
+	for _, s := range [][]byte{
+		frames([]byte("one"), []byte("two"), nil, []byte("three")),
+		frames(big, []byte("after")),
+		frames([]byte("x"), big, big[:readBufSize-4], []byte("y")),
+		frames([]byte("whole"))[:7],       // cut mid-frame
+		append(frames([]byte("a")), 0x80), // cut mid-length
+		append(frames([]byte("a")), 0xff, 0xff, 0xff, 0xf0),
+		append(frames([]byte("a")), 0x7f, 0xff, 0xff, 0xf0),
+	} {
+		for _, cut := range [][]byte{nil, {0}, {255}, {3, 200, 17}} {
+			f.Add(s, cut, uint16(64<<10>>2))
+		}
+	}
+	f.Fuzz(func(t *testing.T, stream, cut []byte, bound uint16) {
+		maxFrame := int(bound) << 2 // up to 256 KiB: past the reader's buffer
+		var want [][]byte
+		var wantErr error
+		br := bytes.NewReader(stream)
+		for {
+			body, err := readFrame(br, nil, maxFrame)
+			if err != nil {
+				wantErr = err
+				break
+			}
+			want = append(want, body)
+		}
+		fr := &frameReader{r: &fzChunks{b: stream, cut: cut}, buf: make([]byte, readBufSize)}
+		var got [][]byte
+		var gotErr error
+		for {
+			body, err := fr.next(maxFrame)
+			if err != nil {
+				gotErr = err
+				break
+			}
+			got = append(got, append([]byte{}, body...)) // valid until the next call
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d frames, readFrame reads %d", len(got), len(want))
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("frame %d: %q, readFrame reads %q", i, got[i], want[i])
+			}
+		}
+		if g, w := fzFrameEnd(gotErr), fzFrameEnd(wantErr); g != w {
+			t.Fatalf("ends with %v (%s), readFrame with %v (%s)", gotErr, g, wantErr, w)
 		}
 	})
 }
