@@ -301,9 +301,8 @@ func (h *Held) monitor(ctx context.Context, onRevoke func()) {
 	sess, disc := h.node.Session, h.disc
 	var own <-chan zk.Event
 	var reading <-chan readResult
-	// The first read: at once when readDelay is over or Token asks,
-	// else (the monitor started for a loss, which the loop sees at once)
-	// when it is over or Token asks.
+	// The first read starts once readDelay is over or Token asks; a
+	// monitor started earlier, for a loss, sees the loss at once.
 	var start <-chan time.Time
 	want := h.want
 	if wait := readDelay - time.Since(h.since); wait > 0 && !IsClosed(want) {

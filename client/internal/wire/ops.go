@@ -43,8 +43,9 @@ func (c *Conn) call(ctx context.Context, r *request, body func(*encoder)) (*requ
 }
 
 // send queues r with its frame (body's encoding, or frame as encoded when
-// not nil) and waits for its reply or ctx (see wait). settled reports that
-// r has its outcome (or was never sent).
+// not nil) and waits for its reply or ctx (see wait). A ctx that has ended
+// already sends nothing. settled reports that r has its outcome (or was
+// never sent).
 func (c *Conn) send(ctx context.Context, r *request, body func(*encoder), frame []byte) (settled bool, _ error) {
 	if err := ctx.Err(); err != nil {
 		return true, err
@@ -76,10 +77,10 @@ func (c *Conn) linkLocked() (*link, error) {
 	return c.link, nil
 }
 
-// wait waits for r's reply or ctx. A ctx that has ended already sends
-// nothing. When ctx ends first, r is marked left (its claim), unless its
-// decoder claimed it first (see AddWatch): then the reply is the outcome.
-// settled reports that r has its outcome; when not, r is the reader's.
+// wait waits for r's reply or ctx. When ctx ends first, r is marked left
+// (its claim), unless its decoder claimed it first (see AddWatch): then the
+// reply is the outcome. settled reports that r has its outcome; when not,
+// r is the reader's.
 func wait(ctx context.Context, r *request) (settled bool, _ error) {
 	select {
 	case <-r.done:
