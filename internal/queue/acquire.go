@@ -76,9 +76,11 @@ func requeues(err error) bool {
 		errors.Is(err, errForeignNode) || retry.IsSessionExpired(err)
 }
 
-// attempt is one place in the queue: create, wait, hold or clean up. The
-// create carries the directory's first listing behind it, in the same
-// write (access.CreateProtectedList): it costs no round trip of its own.
+// attempt is one place in the queue: create, wait, hold or clean up. Once
+// a create in the directory has succeeded, the create carries the
+// directory's first listing behind it, in the same write
+// (access.CreateProtectedList): it costs no round trip of its own. (The
+// first create may find no directory, and its listing would be wasted.)
 func (q *Queue) attempt(ctx context.Context, req Request) (*Held, error) {
 	flags := int32(zk.FlagEphemeralSequential)
 	name := req.Marker
@@ -87,6 +89,15 @@ func (q *Queue) attempt(ctx context.Context, req Request) (*Held, error) {
 		name += req.Suffix
 	}
 	w := &waiter{q: q, req: req, token: req.Token}
+	if !q.dirSeen.Load() {
+		node, err := q.c.CreateProtected(ctx, childPath(q.dir, name), req.Data, flags)
+		if err != nil {
+			return nil, err
+		}
+		q.dirSeen.Store(true)
+		w.node = node
+		return w.enter(ctx)
+	}
 	disc := q.c.Disconnected() // taken before the listing the create carries
 	kids, listed, err := access.CreateProtectedList(q.c, ctx, childPath(q.dir, name), req.Data, flags, &w.node)
 	if err != nil {

@@ -40,11 +40,15 @@ import (
 // RevokeMarker is the data Curator writes into a holder's node to ask it to release.
 const RevokeMarker = "__REVOKE__"
 
-// Queue is one queue directory. It is immutable and safe for concurrent use.
+// Queue is one queue directory. It is safe for concurrent use.
 type Queue struct {
 	c       *client.Client
 	dir     string
 	markers []string
+
+	// dirSeen: a create in dir succeeded, so the directory is likely there
+	// and an acquire's create carries its listing (see attempt).
+	dirSeen atomic.Bool
 }
 
 // New returns the queue at dir (relative to the client's namespace) whose
