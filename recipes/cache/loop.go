@@ -13,9 +13,11 @@ import (
 )
 
 // The loop: one goroutine owns the tree. Notifications and the client's
-// states come in on their streams; reads run on goroutines of their own and
-// report back on results. Every change of the view is made here, under
-// Cache.mu, and published in the same critical section.
+// states come in on their streams; reads go out in batches (the persistent
+// mode's, with no goroutine: see pump) or each on a goroutine of its own
+// (the per-node mode's, which set watches), and report back. Every change
+// of the view is made here, under Cache.mu, and published in the same
+// critical section.
 //
 // Why the view never goes back in time: a node's data changes only by the
 // reply to a read of it, and a node's children only by the reply to a

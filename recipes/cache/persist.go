@@ -23,7 +23,10 @@ import (
 //     flight (its reply may predate the create, and would drop the
 //     placeholder), the parent is listed again after it instead.
 // The watch gives no children-changed events: a listing is only needed on
-// the first load, for a node made again, and after a resync.
+// the first load, for a node made again, and after a resync; and not for a
+// node whose read shows no children (most of a tree's nodes are leaves): a
+// child made after that read comes as an event, and one made while the
+// read was in flight has the node read again, which then shows it.
 //
 // After a lost connection the server sets the watch again but replays
 // nothing: the client then sends a resync event, and the cache reads and
