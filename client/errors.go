@@ -11,7 +11,7 @@ import (
 // that is closed, not started or started already, and wrap
 // zkrecipes.ErrClosed, ErrNotStarted and ErrAlreadyStarted.
 var (
-	errClosed         = errs.Named("zkrecipes: client is closed", zkrecipes.ErrClosed)
+	errClosed         = errs.ClientClosed
 	errNotStarted     = errs.Named("zkrecipes: client is not started", zkrecipes.ErrNotStarted)
 	errAlreadyStarted = errs.Named("zkrecipes: client is already started", zkrecipes.ErrAlreadyStarted)
 )

@@ -5,7 +5,8 @@
 #   2. a Docker engine (docker.io, dockerd) and a ZooKeeper image built locally
 #      from Debian's packages, for the testcontainers-go backend;
 #   3. go vet, the library import check (scripts/check-imports.sh), gofmt
-#      and the doc-comment check (scripts/checkdocs), then
+#      and the doc-comment check (scripts/checkdocs), the recipes' shape
+#      check (scripts/checkshape), then
 #      every test with -race on the docker backend, then a smoke subset again
 #      on the local-process backend (with the TLS and ACL tests of
 #      integration/securityit, so they run on both);
@@ -64,6 +65,9 @@ fi
 
 echo "test: exported identifiers of the library and the harness have doc comments"
 go run ./scripts/checkdocs doc.go errors.go client retry internal recipes integration/zkharness integration/zerocheck "${contrib[@]}" || exit 1
+
+echo "test: every recipe package keeps the conventions the README states (scripts/checkshape)"
+go run ./scripts/checkshape recipes/*/ || exit 1
 
 status=0
 echo "test: go test -race ./... with ZK_BACKEND=$backend (log: $log)"

@@ -93,13 +93,10 @@ func TestRealServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer ch.Close()
+		defer ch.Close(ctx)
 		events, cancel := ch.Events()
 		defer cancel()
-		if err := ch.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if err := ch.WaitInitialized(ctx); err != nil {
+		if err := ch.Start(ctx); err != nil { // returns once initialized
 			t.Fatal(err)
 		}
 		if _, err := c.Set(ctx, "/t/a", []byte("a2"), -1); err != nil {

@@ -152,7 +152,7 @@ func (d *demo) callEach(ctx context.Context, disc *discovery.Discovery, n int) (
 	if err != nil {
 		return 0, err
 	}
-	defer p.Close()
+	defer p.Close(ctx)
 	if err := p.Start(ctx); err != nil {
 		return 0, fmt.Errorf("parent: start the provider: %w", err)
 	}

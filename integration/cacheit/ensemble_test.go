@@ -46,7 +46,6 @@ func TestCacheEnsembleServerLoss(t *testing.T) {
 		link := itest.NewLink(t)
 		c := itest.Connect(t, cl, itest.Opts{NS: r.ns, Link: link, Timeout: 10 * time.Second})
 		ch, rec := startCache(t, c, "/test")
-		require.NoError(t, ch.WaitInitialized(r.ctx))
 		links, clients, caches, recs = append(links, link), append(clients, c), append(caches, ch), append(recs, rec)
 		writers = append(writers, &chaos.TreeWriter{C: c, Root: "/test", Rand: rng, Tag: fmt.Sprintf("c%d-", i), Width: 4, Depth: 4})
 	}

@@ -71,7 +71,6 @@ func faultRun(t *testing.T, seed uint64, faultFor time.Duration) {
 		require.NoError(t, w.Step(r.ctx))
 	}
 	ch, rec := startCache(t, cc, "/f")
-	require.NoError(t, ch.WaitInitialized(r.ctx))
 
 	// The writer writes all through the fault phase.
 	wctx, stopWriter := context.WithCancel(r.ctx)

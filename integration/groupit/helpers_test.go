@@ -16,15 +16,14 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/recipes/group"
 )
 
-// join makes a member of the group at path on c, starts it, waits until it
-// joined, and closes it at cleanup.
+// join makes a member of the group at path on c, starts it (Start returns
+// once it joined and sees the group), and closes it at cleanup.
 func join(t *testing.T, c *client.Client, path, id, data string) *group.Member {
 	t.Helper()
 	m, err := group.New(c, path, id, []byte(data))
 	require.NoError(t, err)
-	require.NoError(t, m.Start())
-	t.Cleanup(func() { _ = m.Close(itest.Ctx(t, 10*time.Second)) })
-	require.NoError(t, m.WaitJoined(itest.Ctx(t, 20*time.Second)))
+	t.Cleanup(func() { _ = m.Close(itest.Ctx(t, 10*time.Second)) }) // also when Start fails
+	require.NoError(t, m.Start(itest.Ctx(t, 20*time.Second)))
 	return m
 }
 

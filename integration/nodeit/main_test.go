@@ -81,13 +81,13 @@ func (r *rig) dir(p string) {
 	})
 }
 
-// start makes, starts and awaits the first create of a node on the client
-// under test; Close runs at cleanup (a second Close is harmless).
+// start makes and starts a node on the client under test (Start returns
+// once the node is first made); Close runs at cleanup (a second Close
+// returns the first one's result).
 func (r *rig) start(p string, data string, opts ...node.Option) *node.Node {
 	r.t.Helper()
 	n := r.newNode(p, data, opts...)
-	require.NoError(r.t, n.Start())
-	require.NoError(r.t, n.WaitForInitialCreate(r.ctx(30*time.Second)))
+	require.NoError(r.t, n.Start(r.ctx(30*time.Second)))
 	return n
 }
 

@@ -58,9 +58,8 @@ func testCache(t *testing.T, version string) {
 	require.NoError(t, err)
 	events, cancel := ch.Events()
 	t.Cleanup(cancel)
-	require.NoError(t, ch.Start())
-	t.Cleanup(func() { _ = ch.Close() })
-	require.NoError(t, ch.WaitInitialized(ctx))
+	require.NoError(t, ch.Start(ctx))
+	t.Cleanup(func() { _ = ch.Close(context.Background()) })
 
 	var load []string
 	for range 4 {

@@ -4,6 +4,8 @@
 // errors.Is still matches zkrecipes.ErrClosed.
 package errs
 
+import "github.com/go-zkrecipes/zkrecipes"
+
 // Named returns an error that reads msg and wraps sentinel: errors.Is
 // matches sentinel, errors.Unwrap returns it, and the message is msg
 // alone. Each call makes a distinct value: keep it in a package variable.
@@ -17,3 +19,8 @@ type named struct {
 func (e *named) Error() string { return e.msg }
 
 func (e *named) Unwrap() error { return e.sentinel }
+
+// The errors of a closed client, shared by package client and the recipes
+// (a recipe whose client closed under it says so): they wrap
+// zkrecipes.ErrClosed.
+var ClientClosed = Named("zkrecipes: client is closed", zkrecipes.ErrClosed)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -141,7 +140,7 @@ func (b *Barrier) Close() error {
 	if b.zero() {
 		return errZeroBarrier()
 	}
-	b.close(zkrecipes.ErrClosed)
+	b.close(errBarrierClosed)
 	return nil
 }
 
@@ -149,7 +148,7 @@ func (b *Barrier) Close() error {
 // at Close, and its stop function.
 func (b *Barrier) begin(ctx context.Context, op string) (context.Context, func(), error) {
 	if b.closing.Err() != nil {
-		return nil, nil, fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, zkrecipes.ErrClosed)
+		return nil, nil, fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, errBarrierClosed)
 	}
 	octx, stop := withClose(ctx, b.closing)
 	return octx, stop, nil
@@ -158,7 +157,7 @@ func (b *Barrier) begin(ctx context.Context, op string) (context.Context, func()
 // fail words an error of op: zkrecipes.ErrClosed once Close was called.
 func (b *Barrier) fail(op string, octx context.Context, err error) error {
 	if b.closing.Err() != nil && octx.Err() != nil {
-		return fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, zkrecipes.ErrClosed)
+		return fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, errBarrierClosed)
 	}
 	return fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, err)
 }

@@ -47,9 +47,10 @@ type Double struct {
 	last    int64           // the czxid of the last ready node it passed (0 before the first)
 
 	// Used only by the call that holds the turn:
-	closed bool            // Close has run
-	stale  []string        // own nodes given up whose delete went on in the background
-	readyW <-chan zk.Event // an existence watch on the ready node not yet fired, or nil
+	closed   bool            // Close has run
+	closeErr error           // its result
+	stale    []string        // own nodes given up whose delete went on in the background
+	readyW   <-chan zk.Event // an existence watch on the ready node not yet fired, or nil
 }
 
 // NewDouble returns a member of the double barrier at path (relative to the
@@ -130,13 +131,13 @@ func (d *Double) Round() int64 {
 // client's guaranteed delete (within ctx; else the error wraps
 // zkrecipes.ErrDeletePending and the delete goes on in the background while the
 // session lives), and the ready node too when no member is left. Every
-// later call returns zkrecipes.ErrClosed. Close is idempotent: a second call returns
-// nil.
+// later call returns zkrecipes.ErrClosed. A second Close returns the first
+// one's result (once the first has it).
 func (d *Double) Close(ctx context.Context) error {
 	if d.zero() {
 		return errZeroDouble()
 	}
-	d.close(zkrecipes.ErrClosed)
+	d.close(errBarrierClosed)
 	select {
 	case d.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -144,7 +145,7 @@ func (d *Double) Close(ctx context.Context) error {
 	}
 	defer d.give()
 	if d.closed {
-		return nil
+		return d.closeErr
 	}
 	d.closed = true
 	var err error
@@ -156,6 +157,7 @@ func (d *Double) Close(ctx context.Context) error {
 	if len(d.stale) > 0 && err == nil {
 		_ = d.clearStale(ctx) // best effort: their guaranteed deletes go on anyway
 	}
+	d.closeErr = err
 	return err
 }
 
@@ -173,11 +175,11 @@ func (d *Double) take(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("zkrecipes: barrier %s: waiting for the call under way: %w", d.path, ctx.Err())
 	case <-d.closing.Done():
-		return fmt.Errorf("zkrecipes: barrier %s: %w", d.path, zkrecipes.ErrClosed)
+		return fmt.Errorf("zkrecipes: barrier %s: %w", d.path, errBarrierClosed)
 	}
 	if d.closed {
 		d.give()
-		return fmt.Errorf("zkrecipes: barrier %s: %w", d.path, zkrecipes.ErrClosed)
+		return fmt.Errorf("zkrecipes: barrier %s: %w", d.path, errBarrierClosed)
 	}
 	return nil
 }
@@ -191,7 +193,7 @@ func (d *Double) child(name string) string { return d.path + "/" + name }
 // Close ended it, else ctx's error.
 func (d *Double) ended(op string, ctx context.Context) error {
 	if d.closing.Err() != nil {
-		return fmt.Errorf("zkrecipes: barrier %s: %s: %w", d.path, op, zkrecipes.ErrClosed)
+		return fmt.Errorf("zkrecipes: barrier %s: %s: %w", d.path, op, errBarrierClosed)
 	}
 	return fmt.Errorf("zkrecipes: barrier %s: %s: %w", d.path, op, ctx.Err())
 }

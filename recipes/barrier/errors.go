@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // The errors of this package. The errors it shares with the others are
@@ -38,3 +39,7 @@ func check(c *client.Client, path string) error {
 	// The nodes a double barrier makes under path must be valid too.
 	return client.ValidatePath(path + "/" + readyName)
 }
+
+// errBarrierClosed is the error of a call on a closed barrier: it names it
+// and wraps zkrecipes.ErrClosed.
+var errBarrierClosed = errs.Named("zkrecipes: barrier is closed", zkrecipes.ErrClosed)

@@ -7,13 +7,12 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
-// The errors of a call on a cache that is closed, not started, or started
-// already: they name the cache and wrap zkrecipes.ErrClosed, zkrecipes.ErrNotStarted and
-// zkrecipes.ErrAlreadyStarted. A call that fails because the client is closed wraps
-// zkrecipes.ErrClosed as the client says it.
+// The errors of a call on a cache that is closed or started already: they
+// name the cache and wrap zkrecipes.ErrClosed and zkrecipes.ErrAlreadyStarted.
+// A call that fails because the client is closed wraps zkrecipes.ErrClosed
+// as the client says it.
 var (
 	errCacheClosed         = errs.Named("zkrecipes: cache is closed", zkrecipes.ErrClosed)
-	errCacheNotStarted     = errs.Named("zkrecipes: cache is not started", zkrecipes.ErrNotStarted)
 	errCacheAlreadyStarted = errs.Named("zkrecipes: cache is already started", zkrecipes.ErrAlreadyStarted)
 )
 

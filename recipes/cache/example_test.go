@@ -49,11 +49,12 @@ func ExampleCache() {
 	}
 	events, stop := ch.Events() // before Start: the initial load's events too
 	defer stop()
-	if err := ch.Start(); err != nil {
+	// Close also when Start fails: the cache goes on loading until Close.
+	defer ch.Close(ctx)
+	if err := ch.Start(ctx); err != nil { // returns after the first full load
 		fmt.Println(err)
 		return
 	}
-	defer ch.Close()
 
 	// next prints the cache's next event.
 	next := func() {

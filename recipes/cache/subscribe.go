@@ -19,33 +19,6 @@ func (c *Cache) Events() (<-chan Event, func()) {
 	return s.Out(), func() { c.unsubscribe(s) }
 }
 
-// Listen calls f with every event from now on, in order, on a goroutine of
-// its own (one per listener), and returns a function that removes it. A slow
-// f delays only its own later calls. f must return: Close waits for a call
-// that is running, so f must not call Close itself, which would wait for f
-// forever (from a listener, close with go c.Close()). After Close it
-// returns zkrecipes.ErrClosed; a nil f is an error wrapping zkrecipes.ErrInvalidArgument.
-func (c *Cache) Listen(f func(Event)) (remove func(), err error) {
-	if c == nil || c.cl == nil {
-		return nil, errZero()
-	}
-	if f == nil {
-		return nil, invalidArg("nil listener")
-	}
-	s := c.subscribe()
-	if s == nil {
-		return nil, c.closedErr()
-	}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		for ev := range s.Out() {
-			f(ev)
-		}
-	}()
-	return func() { c.unsubscribe(s) }, nil
-}
-
 // subscribe registers a queue and starts its pump, or returns nil when the
 // cache is closed (or zero).
 func (c *Cache) subscribe() *pubsub.Sub[Event] {

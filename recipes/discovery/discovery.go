@@ -22,6 +22,9 @@ type Discovery struct {
 	opt  options
 	log  *slog.Logger
 
+	closeOnce   sync.Once
+	closeResult error // the first Close's
+
 	mu     sync.Mutex
 	closed bool
 	regs   map[string]*registration // by instance id
@@ -88,16 +91,19 @@ func (d *Discovery) usable() error {
 // unregisters every instance it registered (Curator's close), each with a
 // guaranteed delete: when ctx ends first the error wraps
 // zkrecipes.ErrDeletePending and the deletes go on in the background. Every
-// later call returns zkrecipes.ErrClosed; Close itself is idempotent.
+// later call returns zkrecipes.ErrClosed. A second Close waits for the
+// first to end and returns the same result.
 func (d *Discovery) Close(ctx context.Context) error {
 	if d == nil || d.c == nil {
 		return invalidArg("zero or nil Discovery: make one with New")
 	}
+	d.closeOnce.Do(func() { d.closeResult = d.close(ctx) })
+	return d.closeResult
+}
+
+// close is the first Close.
+func (d *Discovery) close(ctx context.Context) error {
 	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return nil
-	}
 	d.closed = true
 	regs := d.regs
 	d.regs = map[string]*registration{}
@@ -105,7 +111,7 @@ func (d *Discovery) Close(ctx context.Context) error {
 	d.caches = map[*Cache]struct{}{}
 	d.mu.Unlock()
 	for ch := range caches {
-		_ = ch.Close()
+		_ = ch.Close(ctx)
 	}
 	var errs []error
 	for _, r := range regs {

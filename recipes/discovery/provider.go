@@ -112,12 +112,14 @@ func (p *Provider) NoteError(inst Instance) {
 	p.down.add(inst)
 }
 
-// Close stops the provider's view (Curator's close). It is idempotent.
-func (p *Provider) Close() error {
+// Close stops the provider's view (Curator's close), removing its watch
+// from the server within ctx (see Cache.Close). A second Close waits for
+// the first to end and returns the same result.
+func (p *Provider) Close(ctx context.Context) error {
 	if p == nil || p.cache == nil {
 		return errZeroProvider()
 	}
-	return p.cache.Close()
+	return p.cache.Close(ctx)
 }
 
 func errZeroProvider() error {

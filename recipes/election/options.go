@@ -61,7 +61,7 @@ const (
 	LatchName = "latch-"
 	// LockName is the marker of the nodes of Run (Curator's LeaderSelector,
 	// an InterProcessMutex: "_c_<uuid>-lock-<seq>").
-	LockName = queue.DefaultMarker
+	LockName = "lock-"
 )
 
 // markers orders both layouts: a path holds one kind or the other.

@@ -3,12 +3,13 @@ package group
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
@@ -102,56 +103,86 @@ func (m *Member) Path() string {
 	return m.path
 }
 
-// Start joins the group in the background: the member's node is made (and
-// kept) and, once it exists, the group is loaded (and kept current), so that
-// the first load has this member in it: its Joined comes before Loaded (see
-// Events). WaitJoined waits for both.
-func (m *Member) Start() error {
+// Start joins the group and returns once the member's node was made (or
+// taken over) and the group was loaded with it, or ctx ends. The node is
+// kept and the group kept current until Close; the first load comes after
+// the node was made, so this member is in it: its Joined comes before
+// Loaded (see Events). When ctx ends first (or the server refuses the
+// node for now), Start returns that error and the member goes on joining
+// in the background: Close it all the same. A second Start returns an
+// error wrapping zkrecipes.ErrAlreadyStarted, a Start after Close one
+// wrapping zkrecipes.ErrClosed.
+func (m *Member) Start(ctx context.Context) error {
 	if m.zero() {
 		return errZero()
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	switch {
 	case m.closed:
+		m.mu.Unlock()
 		return errMemberClosed
 	case m.started:
+		m.mu.Unlock()
 		return errMemberAlreadyStarted
 	}
-	if err := m.own.Start(); err != nil {
-		return err
-	}
 	m.started = true
+	// Subscribe before the node's start, so that its first Created (or
+	// Adopted) is seen.
+	made, stopMade := m.own.Events()
 	m.wg.Add(1)
-	go m.startView()
+	go m.startView(made, stopMade)
+	m.mu.Unlock()
+	if err := m.own.Start(ctx); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("zkrecipes: start group member %s: %w", memberPath(m.path, m.id), ctx.Err())
+		}
+		return m.closedOr(err)
+	}
+	select {
+	case <-m.viewUp:
+	case <-ctx.Done():
+		return fmt.Errorf("zkrecipes: start group member %s: %w", memberPath(m.path, m.id), ctx.Err())
+	}
+	switch {
+	case m.viewErr != nil:
+		return m.closedOr(m.viewErr)
+	case m.viewGone:
+		// The node was made, then the member or its client closed before
+		// the view could start.
+		if err := m.usable(true); err != nil {
+			return err
+		}
+		return errs.ClientClosed
+	}
 	return nil
 }
 
-// viewRetry is how often the view's starter looks again at a node whose
-// create the server refused (the node keeps trying).
-const viewRetry = 500 * time.Millisecond
-
-// startView starts the view once the member's node was first made (or
-// taken over), unless Close or the client's close comes first.
-func (m *Member) startView() {
+// startView starts the view (and waits for its first load) once the
+// member's node was first made or taken over, unless Close or the
+// client's close comes first.
+func (m *Member) startView(made <-chan node.Event, stopMade func()) {
 	defer m.wg.Done()
 	defer close(m.viewUp)
+	defer stopMade()
 	for {
-		err := m.own.WaitForInitialCreate(m.stopCtx)
-		switch {
-		case err == nil:
-			m.viewErr = m.view.Start()
-			return
-		case m.stopCtx.Err() != nil, errors.Is(err, zkrecipes.ErrClosed):
+		select {
+		case ev, ok := <-made:
+			switch {
+			case !ok: // the node closed: with the member, or with the client
+				m.viewGone = true
+				return
+			case ev.Type == node.Created, ev.Type == node.Adopted:
+				m.viewErr = m.view.Start(m.stopCtx)
+				if m.stopCtx.Err() != nil {
+					m.viewErr = nil
+					m.viewGone = true
+				}
+				return
+			}
+		case <-m.stopCtx.Done():
 			m.viewGone = true
 			return
 		}
-		t := time.NewTimer(viewRetry)
-		select {
-		case <-t.C:
-		case <-m.stopCtx.Done():
-		}
-		t.Stop()
 	}
 }
 
@@ -176,37 +207,6 @@ func (m *Member) closedOr(err error) error {
 		return errMemberClosed
 	}
 	return err
-}
-
-// WaitJoined waits until the member's node was made (or taken over) and the
-// group's first load is done, or ctx ends.
-func (m *Member) WaitJoined(ctx context.Context) error {
-	if m.zero() {
-		return errZero()
-	}
-	if err := m.usable(true); err != nil {
-		return err
-	}
-	if err := m.own.WaitForInitialCreate(ctx); err != nil {
-		return m.closedOr(err)
-	}
-	select {
-	case <-m.viewUp:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	switch {
-	case m.viewErr != nil:
-		return m.closedOr(m.viewErr)
-	case m.viewGone:
-		// The node was made, then the member or its client closed before
-		// the view could start.
-		if err := m.usable(true); err != nil {
-			return err
-		}
-		return zkrecipes.ErrClosed
-	}
-	return m.closedOr(m.view.WaitInitialized(ctx))
 }
 
 // Members returns the group as last seen: each member's id and data. Until
@@ -305,8 +305,8 @@ func idOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 // zkrecipes.ErrDeletePending). As node.Node's Close, it never waits for a reconnect:
 // without a connection it returns within about a second, nil when the
 // member's session was lost (its node went with it), else an error
-// wrapping zkrecipes.ErrDeletePending. Close is idempotent; later calls return the
-// first one's result.
+// wrapping zkrecipes.ErrDeletePending. A second Close waits for the first to
+// end and returns the same result.
 func (m *Member) Close(ctx context.Context) error {
 	if m.zero() {
 		return errZero()
@@ -316,7 +316,7 @@ func (m *Member) Close(ctx context.Context) error {
 	m.mu.Unlock()
 	m.close.Do(func() {
 		m.stop()
-		viewErr := m.view.Close()
+		viewErr := m.view.Close(ctx)
 		m.err = errors.Join(m.own.Close(ctx), viewErr)
 		m.wg.Wait()
 	})

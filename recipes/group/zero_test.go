@@ -21,8 +21,7 @@ func TestZeroMember(t *testing.T) {
 				t.Errorf("%s %s: %v, want ErrInvalidArgument", name, what, err)
 			}
 		}
-		check("Start", m.Start())
-		check("WaitJoined", m.WaitJoined(ctx))
+		check("Start", m.Start(ctx))
 		check("SetData", m.SetData(ctx, nil))
 		check("Close", m.Close(ctx))
 		if m.Members() != nil || m.ID() != "" || m.Path() != "" {

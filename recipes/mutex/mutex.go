@@ -12,7 +12,7 @@ import (
 )
 
 // LockName is the marker of the mutex's nodes, as in Curator.
-const LockName = queue.DefaultMarker
+const LockName = "lock-"
 
 // Mutex is one handle on a distributed lock: see the package documentation.
 // The two sides of a rwlock.RWMutex are Mutex handles too. A zero Mutex
@@ -144,12 +144,29 @@ func (m *Mutex) Node() string { return m.h.Node() }
 func (m *Mutex) Path() string { return m.h.Path() }
 
 // Participant is one contender for a lock, as listed by Participants.
-type Participant = queue.Participant
+type Participant struct {
+	// Name is the node's name; Path its path.
+	Name, Path string
+	// Marker is its lock name ("lock-", "__READ__", ...).
+	Marker string
+	// Data is the node's data (Curator writes the holder's address).
+	Data []byte
+	// Czxid is the node's creation zxid: the fencing token it holds with.
+	Czxid int64
+}
 
 // Participants lists the contenders for the lock in queue order, the holder
 // first.
 func (m *Mutex) Participants(ctx context.Context) ([]Participant, error) {
-	return m.h.Participants(ctx)
+	ps, err := m.h.Participants(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Participant, len(ps))
+	for i, p := range ps {
+		out[i] = Participant(p)
+	}
+	return out, nil
 }
 
 // Revoke asks the holder of the lock node at nodePath (see Participants) to

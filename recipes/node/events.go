@@ -36,7 +36,7 @@ func (t EventType) String() string {
 	return fmt.Sprintf("EventType(%d)", int(t))
 }
 
-// Event is one change of a Node's node, as Subscribe delivers it.
+// Event is one change of a Node's node, as Events delivers it.
 type Event struct {
 	// Type says what happened.
 	Type EventType
@@ -48,15 +48,15 @@ type Event struct {
 	Session int64
 }
 
-// Subscribe returns a channel that receives every Event of the node from
+// Events returns a channel that receives every Event of the node from
 // now on, in order and none dropped however slowly it is read (each
 // subscriber has its own unbounded queue), and a function that ends the
 // subscription. When the node is there already, the first Event is the
 // one that put it there (Created or Adopted), so a subscriber never misses
 // the current path. The channel is closed by cancel or by Close; after
-// Close, and for a zero Node, Subscribe returns a closed channel. Calling
+// Close, and for a zero Node, Events returns a closed channel. Calling
 // cancel more than once is harmless.
-func (n *Node) Subscribe() (<-chan Event, func()) {
+func (n *Node) Events() (<-chan Event, func()) {
 	if n == nil || n.cl == nil {
 		return pubsub.Closed[Event](), func() {}
 	}

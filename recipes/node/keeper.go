@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // keeper is the goroutine that keeps a Node's node: the only one that does
@@ -292,7 +293,7 @@ func (k *keeper) clientClosed() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.early = true
-	n.failure = fmt.Errorf("zkrecipes: node %s: %w", n.base, zkrecipes.ErrClosed)
+	n.failure = fmt.Errorf("zkrecipes: node %s: %w", n.base, errs.ClientClosed)
 	n.failGen = n.dataGen
 	n.changedLocked()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
@@ -36,7 +37,10 @@ type Node struct {
 	stop    context.CancelFunc
 	poke    chan struct{} // wakes the keeper (SetData)
 	done    chan struct{} // closed once the keeper has ended
-	subWG   sync.WaitGroup
+
+	closeOnce   sync.Once
+	closeResult error // the first Close's
+	subWG       sync.WaitGroup
 
 	mu       sync.Mutex
 	phase    phase
@@ -91,17 +95,40 @@ func New(c *client.Client, path string, data []byte, opts ...Option) (*Node, err
 	}, nil
 }
 
-// Start begins keeping the node: a goroutine of the handle's own creates it
+// Start begins keeping the node and returns once it is first made (or
+// adopted), or ctx ends. A goroutine of the handle's own creates the node
 // as soon as the client has a session, and makes it again whenever it is
-// gone, until Close. Start does no I/O and does not wait: see
-// WaitForInitialCreate. The client may still be connecting (or not yet
-// started): the node is made once it has a session. A second Start returns
-// an error wrapping zkrecipes.ErrAlreadyStarted, a Start after Close one wrapping
+// gone, until Close; the client may still be connecting (or not yet
+// started). When ctx ends first, Start returns ctx's error and the handle
+// goes on trying in the background; it also returns the server's error
+// when it refused the create for good (no permission, TTL nodes not
+// enabled, an ephemeral parent, ...), and the handle keeps trying then too
+// (at every reconnect and SetData, and every few seconds). Either way the
+// handle is started: Close it. A second Start returns an error wrapping
+// zkrecipes.ErrAlreadyStarted, a Start after Close one wrapping
 // zkrecipes.ErrClosed.
-func (n *Node) Start() error {
+func (n *Node) Start(ctx context.Context) error {
 	if n == nil || n.cl == nil {
 		return errZero()
 	}
+	if err := n.begin(); err != nil {
+		return err
+	}
+	return n.waitFor(ctx, "start", func() (bool, error) {
+		switch {
+		case n.phase == closed:
+			return true, errNodeClosed
+		case n.created:
+			return true, nil
+		case n.failure != nil:
+			return true, n.failure
+		}
+		return false, nil
+	})
+}
+
+// begin starts the keeper, once.
+func (n *Node) begin() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch n.phase {
@@ -192,34 +219,6 @@ func (n *Node) SetData(ctx context.Context, data []byte) error {
 	})
 }
 
-// WaitForInitialCreate waits until the node was first made (or adopted)
-// and returns nil; once that happened it returns nil at once, even if the
-// node is gone since, until Close. It returns ctx's error when ctx ends
-// first, an error wrapping zkrecipes.ErrNotStarted before Start and zkrecipes.ErrClosed after
-// Close, and the
-// server's error when it refused the create for good (no permission, TTL
-// nodes not enabled, an ephemeral parent, ...): the handle keeps trying
-// (at every reconnect and SetData, and every few seconds), so a later call
-// may still succeed.
-func (n *Node) WaitForInitialCreate(ctx context.Context) error {
-	if n == nil || n.cl == nil {
-		return errZero()
-	}
-	return n.waitFor(ctx, "wait for the creation of", func() (bool, error) {
-		switch {
-		case n.phase == closed:
-			return true, errNodeClosed
-		case n.created:
-			return true, nil
-		case n.phase == idle:
-			return true, errNodeNotStarted
-		case n.failure != nil:
-			return true, n.failure
-		}
-		return false, nil
-	})
-}
-
 // waitFor calls ready with n.mu held, at once and after every change of
 // the handle's state, until it reports true (then it returns its error,
 // naming the node and what), or ctx ends.
@@ -258,7 +257,8 @@ func (n *Node) changedLocked() {
 // first, or the delete cannot finish (no connection), it returns an error
 // wrapping zkrecipes.ErrDeletePending and the delete goes on in the background while
 // the node's session lives. Subscribers' channels are closed, and waiting
-// calls return zkrecipes.ErrClosed. Close is idempotent: a later call returns nil.
+// calls return zkrecipes.ErrClosed. A second Close waits for the first to
+// end and returns the same result.
 //
 // Close never waits for a reconnect, whatever ctx allows, so that a
 // deferred Close(context.Background()) cannot hold up a shutdown: without
@@ -278,11 +278,13 @@ func (n *Node) Close(ctx context.Context) error {
 	if n == nil || n.cl == nil {
 		return errZero()
 	}
+	n.closeOnce.Do(func() { n.closeResult = n.close(ctx) })
+	return n.closeResult
+}
+
+// close is the first Close.
+func (n *Node) close(ctx context.Context) error {
 	n.mu.Lock()
-	if n.phase == closed {
-		n.mu.Unlock()
-		return nil
-	}
 	wasStarted := n.phase == started
 	n.phase = closed
 	n.closeCtx = ctx
@@ -306,7 +308,7 @@ func (n *Node) Close(ctx context.Context) error {
 	if early && !n.o.mode.ephemeral() && path != "" {
 		// The keeper ended with the client: an ephemeral node went with the
 		// session, a persistent one stays.
-		err = fmt.Errorf("the client closed first, the node stays: %w", zkrecipes.ErrClosed)
+		err = fmt.Errorf("the node stays: %w", errs.ClientClosed)
 	}
 	if err != nil {
 		return fmt.Errorf("zkrecipes: close node %s: %w", n.base, err)

@@ -236,7 +236,7 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 	}
 	var limitChanged <-chan shared.Value
 	if s.count != nil {
-		ch, cancel := s.count.Subscribe()
+		ch, cancel := s.count.Events()
 		defer cancel()
 		limitChanged = ch
 	}

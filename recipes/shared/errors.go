@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/go-zkrecipes/zkrecipes"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // The errors of this package. The errors it shares with the others are
@@ -36,3 +37,10 @@ func invalidArg(format string, args ...any) error {
 
 // errZero is the error of every call on a Count not made by NewCount.
 func errZero() error { return invalidArg("zero or nil Count: make one with NewCount") }
+
+// The errors of a count that is closed or not started: they name it and
+// wrap zkrecipes.ErrClosed and zkrecipes.ErrNotStarted.
+var (
+	errCountClosed     = errs.Named("zkrecipes: count is closed", zkrecipes.ErrClosed)
+	errCountNotStarted = errs.Named("zkrecipes: count is not started", zkrecipes.ErrNotStarted)
+)
