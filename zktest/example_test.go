@@ -1,4 +1,4 @@
-package zkharness_test
+package zktest_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"log"
 	"time"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // Start a three-server ensemble, stop one member and bring it back.
@@ -14,7 +14,7 @@ func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	c, err := zkharness.Start(ctx, zkharness.WithServers(3))
+	c, err := zktest.Start(ctx, zktest.WithServers(3))
 	if err != nil {
 		log.Fatal(err)
 	}

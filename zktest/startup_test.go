@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"errors"
@@ -98,7 +98,7 @@ func TestStartFailureCleansUp(t *testing.T) {
 				t.Fatalf("failed Start left %v", left)
 			}
 			if b == BackendLocal {
-				if dirs, _ := filepath.Glob(filepath.Join(tmp, "zkharness-*")); len(dirs) > 0 {
+				if dirs, _ := filepath.Glob(filepath.Join(tmp, "zktest-*")); len(dirs) > 0 {
 					t.Fatalf("failed Start left %v", dirs)
 				}
 			}

@@ -3,7 +3,7 @@
 // go-zookeeper's zk.Dialer) whose connections the test can cut, blackhole or
 // make lose the reply to one request, and which counts the client's requests
 // by opcode. It refers to no ZooKeeper server of its own, so it works with
-// any cluster (the zkharness package's, or a real one), and faults on one
+// any cluster (the zktest package's, or a real one), and faults on one
 // link touch no other client.
 //
 //	link := faultlink.New()

@@ -1,4 +1,4 @@
-// Package zkharness runs real ZooKeeper servers on loopback for integration
+// Package zktest runs real ZooKeeper servers on loopback for integration
 // tests, runnable examples and benchmarks.
 //
 // Start launches a standalone server or an ensemble and returns once every
@@ -46,7 +46,7 @@
 // answers and the image exists locally, and local otherwise. Every Start logs
 // one Info line naming the backend, e.g.
 //
-//	zkharness: backend=docker image=zkrecipes/zookeeper:3.8-debian servers=1
+//	zktest: backend=docker image=zkrecipes/zookeeper:3.8-debian servers=1
 //
 // # Environment
 //
@@ -86,4 +86,4 @@
 // The servers use a 200ms tickTime by default, so sessions from 400ms to the
 // maximum session timeout (60s) are accepted, and reap empty container znodes
 // every 500ms.
-package zkharness
+package zktest
