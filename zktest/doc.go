@@ -1,89 +1,127 @@
-// Package zktest runs real ZooKeeper servers on loopback for integration
-// tests, runnable examples and benchmarks.
+// Package zktest gives your tests a real ZooKeeper: a standalone server or
+// an ensemble on 127.0.0.1, started by one call, torn down with the test,
+// and faults to inject while your code runs against it (servers stopped,
+// killed or frozen; with package faultlink, one client's connection cut,
+// blackholed, or its session expired). It plays the part Curator's
+// curator-test (TestingServer, TestingCluster, KillSession) plays for Java.
 //
-// Start launches a standalone server or an ensemble and returns once every
-// server serves requests; ForTest does the same for a test and closes the
-// cluster in the test's cleanup (it fails the test, never skips it, when no
-// server can run). Clients connect to Addr(i), Addrs or ConnectString, which
-// stay the same for the cluster's whole life, also across restarts.
+//	func TestMyLock(t *testing.T) {
+//		zk := zktest.ForTest(t) // a standalone server; zktest.WithServers(3) for an ensemble
+//		link := faultlink.New() // this client's network path, under the test's control
+//		defer link.Close()
+//		c, err := client.New(client.WithServers(zk.Addrs()...), client.WithDialer(link.Dial))
+//		...
+//		link.Cut()                    // the client loses its connection, not its session
+//		link.Restore()
+//		err = link.ExpireSession(ctx) // the server ends the client's session now
+//		err = zk.StopServer(ctx, 0)   // the server goes down, keeping its data
+//		err = zk.StartServer(ctx, 0)  // and comes back on the same port
+//	}
+//
+// ForTest starts the servers, fails the test (never skips it) when none can
+// run, and closes them in the test's cleanup. Start does the same for code
+// that is not a test and returns a Cluster for you to Close; RunMain serves
+// one cluster to a whole package from TestMain. Every Start returns once
+// each server serves requests (an ensemble: once it has a quorum and every
+// member answers). Addr, Addrs and ConnectString stay the same for the
+// cluster's whole life, across restarts of its servers.
+//
+// # What to install
+//
+// One of these, on the machine that runs the tests:
+//
+//   - Docker (any engine testcontainers-go can reach) and a ZooKeeper image
+//     pulled beforehand: zktest never pulls. The default is the official
+//     image, so `docker pull zookeeper:3.9` is enough; WithImage or
+//     ZK_IMAGE names another that accepts the official image's
+//     environment variables.
+//   - Java (a JRE; a JDK's keytool for WithTLS) and ZooKeeper's jars. On
+//     Debian and Ubuntu, `apt-get install zookeeper` puts them in
+//     /usr/share/java, where zktest finds them. Elsewhere unpack a
+//     ZooKeeper release and point ZK_CLASSPATH at its jars, e.g.
+//     ZK_CLASSPATH='/opt/apache-zookeeper-3.9.3-bin/lib/*'.
 //
 // # Backends
 //
-// BackendDocker runs one container per server with testcontainers-go. Each
-// container's client port is published on a fixed port of 127.0.0.1; the
-// members of an ensemble share a private docker network in which server N is
-// zkN. The image (WithImage, else ZK_IMAGE, else the official
-// "zookeeper:3.9") must already exist locally: nothing is pulled. Where no
-// registry is reachable, scripts/build-zk-image.sh builds
-// zkrecipes/zookeeper:3.8-debian from Debian's packages; it accepts the same
-// environment variables as the official image. Unless already set, the docker
-// backend sets TESTCONTAINERS_RYUK_DISABLED=true (the reaper image cannot be
-// pulled either; Close removes everything instead) and
+// BackendDocker runs one container per server through testcontainers-go,
+// each with its client port published on a fixed port of 127.0.0.1; the
+// members of an ensemble share a private docker network. Unless set already,
+// Start sets TESTCONTAINERS_RYUK_DISABLED=true (Close removes every
+// container and network itself; each carries the label LabelCluster) and
 // TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 in the process environment.
 //
-// BackendLocal runs one java process per server (java from PATH), with the
-// jars of Debian's zookeeper package in /usr/share/java, each in its own
-// process group and temporary directory holding zoo.cfg, the data and the
-// server's log.
+// BackendLocal runs one java process per server (java from PATH), each in
+// its own process group and temporary directory holding its zoo.cfg, data
+// and log.
 //
-// # Versions
+// WithBackend chooses, else ZK_BACKEND: "docker" or "local" force that
+// backend, and a forced backend that cannot run is an error wrapping
+// ErrNoBackend, never a fallback to the other; "" or "auto" (the default)
+// takes docker when an engine answers and the image is there, and local
+// otherwise. Each Start logs one Info line naming what it started (to
+// WithLogger's logger, else slog.Default()), e.g.
 //
-// The local backend runs DefaultVersion, Debian bookworm's 3.8.0, unless
-// WithVersion or ZK_VERSION names another: Version39 (3.9.3) or Version34
-// (3.4.13, a server without addWatch, create2, containers or TTL nodes),
-// whose jars scripts/install-deps.sh fetches from Debian's archive
-// (scripts/fetch-zk-jars.sh) into VersionsDir. Another version forces the
-// local backend; the docker backend's version is its image's. So a whole
-// package's tests run on 3.9 with
-//
-//	ZK_BACKEND=local ZK_VERSION=3.9.3 go test ./client/internal/wire/
-//
-// and Cluster.ServerVersion asks a server which version it runs.
-//
-// Without WithBackend, ZK_BACKEND chooses: "docker" or "local" force that
-// backend (an unavailable forced backend is an error wrapping ErrNoBackend,
-// never a silent fallback); empty or "auto" takes docker when an engine
-// answers and the image exists locally, and local otherwise. Every Start logs
-// one Info line naming the backend, e.g.
-//
-//	zktest: backend=docker image=zkrecipes/zookeeper:3.8-debian servers=1
+//	INFO zktest: backend=local servers=1 addrs=127.0.0.1:40121
 //
 // # Environment
 //
-//	ZK_BACKEND    "docker", "local", or ""/"auto" (default auto)
-//	ZK_IMAGE      docker image (default zookeeper:3.9)
-//	ZK_CLASSPATH  java class path for the local backend, replacing Debian's jars
-//	ZK_VERSION    ZooKeeper version of the local backend (default 3.8.0, Debian's)
-//	ZK_VERSIONS_DIR  where the other versions' jars are (default /opt/zkrecipes)
-//	ZK_HARNESS_VERBOSE  "1": testcontainers-go's own messages (its banner with
-//	              the Docker host, API version, session id...) go to stderr;
-//	              otherwise to the harness logger at debug level
+// The environment decides what the options leave open, so one test suite
+// runs anywhere:
+//
+//	ZK_BACKEND       "docker", "local", or ""/"auto" (default auto)
+//	ZK_IMAGE         docker image (default zookeeper:3.9)
+//	ZK_CLASSPATH     java class path of the local backend, instead of Debian's jars
+//	ZK_VERSION       ZooKeeper version of the local backend (see Versions)
+//	ZK_VERSIONS_DIR  where the jars of other versions are (default /opt/zkrecipes)
+//	ZKTEST_VERBOSE   "1": testcontainers-go prints its own messages to stderr;
+//	                 otherwise they go to zktest's logger at debug level
+//
+// # Faults
+//
+// On the servers, through Cluster: StopServer stops a server gracefully and
+// KillServer kills it outright; both keep its data, its port refuses
+// connections meanwhile, and StartServer brings it back on the same port and
+// waits until it serves again (in an ensemble: until it rejoined).
+// PauseServer freezes a server (SIGSTOP, docker pause): connections stay
+// open but nothing is answered, so clients see timeouts rather than
+// disconnects, until ResumeServer. Leader, Mode, WaitServing and
+// ServerVersion ask servers what they are doing.
+//
+// On one client, through a faultlink.Link given to the client as its dialer
+// (client.WithDialer, or go-zookeeper's zk.WithDialer): Cut (connection loss
+// at once; the session lives on), Blackhole (a partition: silence until the
+// client's own timeouts), DropReplyTo (the server does the work, the client
+// never hears back), CutDuring and HoldRequest (a request cut midway, or
+// held back), and ExpireSession (the server ends the client's session now,
+// deleting its ephemeral nodes, as a session timeout would). Faults on one
+// link touch no other client.
+//
+// # Versions
+//
+// The docker backend runs whatever its image holds. The local backend runs
+// DefaultVersion, Debian bookworm's 3.8.0 (or what ZK_CLASSPATH holds), unless
+// WithVersion or ZK_VERSION asks for another, such as Version39 or Version34:
+// its jars must be in VersionsDir/zookeeper-VERSION/lib (zookeeper.jar and
+// the rest, as this repository's scripts/fetch-zk-jars.sh lays them out).
+// Asking for a version other than DefaultVersion forces the local backend.
+// Cluster.ServerVersion asks a server which version it runs.
 //
 // # TLS
 //
 // WithTLS gives every server a secure client port besides the plain one,
-// served by ZooKeeper's Netty connection factory (NettyServerCnxnFactory):
-// Start makes a certificate authority and a client certificate (in Go) and
-// the server's PKCS12 keystore and truststore (with the JDK's keytool, from
-// PATH, on either backend), writes the ssl.* settings into zoo.cfg (the
-// docker backend copies the stores into each container and passes the
-// settings through ZOO_CFG_EXTRA), and waits until each secure port
-// completes a handshake. SecureAddr, SecureAddrs and SecureConnectString
-// are its addresses, stable across restarts; TLS().ClientConfig() is what
-// a client needs. The server requires the client certificate.
+// served by ZooKeeper's Netty connection factory: Start makes a certificate
+// authority and a client certificate (in Go) and the server's PKCS12
+// keystore and truststore (with the JDK's keytool, from PATH, on either
+// backend), and waits until each secure port completes a handshake.
+// SecureAddr, SecureAddrs and SecureConnectString are its addresses, stable
+// across restarts; TLS().ClientConfig() is what a client needs. The server
+// requires the client certificate.
 //
-// # Faults
+// # Server settings
 //
-// StopServer stops a server gracefully and KillServer kills it outright; both
-// keep its data, its port refuses connections meanwhile, and StartServer
-// brings it back on the same port and waits until it serves again (in an
-// ensemble: until it rejoined). PauseServer freezes a server (docker pause,
-// SIGSTOP): connections stay open but nothing is answered, so clients see
-// timeouts rather than disconnects, until ResumeServer. WaitServing, Mode and
-// Leader ask servers with the four-letter word "srvr". Faults on one client's
-// own network path (cut, blackhole, a lost reply) are package faultlink's.
-//
-// The servers use a 200ms tickTime by default, so sessions from 400ms to the
-// maximum session timeout (60s) are accepted, and reap empty container znodes
-// every 500ms.
+// The servers use a 200ms tickTime (WithTickTime), so they accept session
+// timeouts from 400ms to the maximum session timeout, 60s
+// (WithMaxSessionTimeout), and reap empty container nodes every 500ms
+// (WithContainerCheckInterval): a test of session loss or of container
+// cleanup need not wait long.
 package zktest

@@ -78,7 +78,7 @@ func TestStartFailureCleansUp(t *testing.T) {
 				jvmFlags: []string{"-XX:+ZkharnessNoSuchOption"},
 				launched: func(d driver) { drv = d },
 			}
-			opts := []Option{WithBackend(b), WithServers(2), WithLogger(discardLogger()), func(c *config) { c.hooks = hooks }}
+			opts := []Option{WithBackend(b), WithServers(2), WithLogger(discardLogger()), func(c *config) error { c.hooks = hooks; return nil }}
 			c, err := Start(testCtx(t, 2*time.Minute), opts...)
 			if err == nil {
 				_ = c.Close()

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
@@ -94,7 +95,7 @@ func TestPick(t *testing.T) {
 }
 
 func TestWorkersRejectsBadFlags(t *testing.T) {
-	zktest.CheckRejectsFlags(t, run,
+	itest.CheckRejectsFlags(t, run,
 		[]string{"-workers", "0"},
 		[]string{"-workers", "31"},
 		[]string{"-kill", "-1"},

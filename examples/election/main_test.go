@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
@@ -61,7 +62,7 @@ func TestTurnsAgainstGivenEnsemble(t *testing.T) {
 }
 
 func TestTurnsRejectsBadFlags(t *testing.T) {
-	zktest.CheckRejectsFlags(t, run,
+	itest.CheckRejectsFlags(t, run,
 		[]string{"-participants", "0"},
 		[]string{"-participants", "1001"},
 		[]string{"-zk", ","},

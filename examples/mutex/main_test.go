@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
@@ -94,7 +95,7 @@ func TestShopStartsItsOwnServer(t *testing.T) {
 }
 
 func TestShopRejectsBadFlags(t *testing.T) {
-	zktest.CheckRejectsFlags(t, run,
+	itest.CheckRejectsFlags(t, run,
 		[]string{"-buyers", "0"},
 		[]string{"-stock", "-1"},
 		[]string{"-zk", ","},

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
@@ -74,7 +75,7 @@ func TestNightsAgainstGivenEnsemble(t *testing.T) {
 }
 
 func TestNightsRejectsBadFlags(t *testing.T) {
-	zktest.CheckRejectsFlags(t, run,
+	itest.CheckRejectsFlags(t, run,
 		[]string{"-nights", "0"},
 		[]string{"-nights", "101"},
 		[]string{"-kill", "-1"},

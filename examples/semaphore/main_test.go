@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
@@ -79,7 +80,7 @@ func TestPackingStartsItsOwnServer(t *testing.T) {
 }
 
 func TestPackingRejectsBadFlags(t *testing.T) {
-	zktest.CheckRejectsFlags(t, run,
+	itest.CheckRejectsFlags(t, run,
 		[]string{"-packers", "0"},
 		[]string{"-packers", "1001"},
 		[]string{"-licences", "0"},

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/group"
-	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // Two processes join one group; each sees both. When one leaves, the other
@@ -16,13 +16,13 @@ import (
 func ExampleMember() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c1, err := zktest.ConnectExample(ctx)
+	c1, err := itest.ConnectExample(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer c1.Close()
-	c2, err := zktest.ConnectExample(ctx)
+	c2, err := itest.ConnectExample(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
