@@ -118,11 +118,11 @@ func (c *Client) Start(ctx context.Context) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return ErrClosed
+		return errClosed
 	}
 	if c.started {
 		c.mu.Unlock()
-		return ErrAlreadyStarted
+		return errAlreadyStarted
 	}
 	c.started = true
 	gen := c.nextGenLocked()
@@ -149,7 +149,7 @@ func (c *Client) Start(ctx context.Context) error {
 		c.awaitUp(ctx)
 		return nil
 	case <-c.closedCh:
-		return ErrClosed
+		return errClosed
 	case <-ctx.Done():
 	case refused = <-sw.fail:
 	}
@@ -196,7 +196,7 @@ const upWithin = 2 * time.Second
 
 // Close ends the session (its ephemeral nodes go with it), closes every
 // subscriber channel and stops every background goroutine. It is idempotent;
-// afterwards every call returns ErrClosed.
+// afterwards every call returns zkrecipes.ErrClosed.
 func (c *Client) Close() error {
 	if c == nil || c.closedCh == nil {
 		return errZeroClient()
@@ -211,7 +211,7 @@ func (c *Client) Close() error {
 	c.markDisconnectedLocked()
 	c.stopExpiryLocked()
 	if c.sess != nil {
-		c.sess.end(ErrClosed)
+		c.sess.end(errClosed)
 	}
 	conn := c.conn
 	c.conn = nil
@@ -369,7 +369,7 @@ func (c *Client) waitUntil(ctx context.Context, ready func() (bool, <-chan struc
 		select {
 		case <-wake:
 		case <-c.closedCh:
-			return ErrClosed
+			return errClosed
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -380,9 +380,9 @@ func (c *Client) waitUntil(ctx context.Context, ready func() (bool, <-chan struc
 func (c *Client) usableLocked() error {
 	switch {
 	case c.closed:
-		return ErrClosed
+		return errClosed
 	case !c.started:
-		return ErrNotStarted
+		return errNotStarted
 	}
 	return nil
 }

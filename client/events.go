@@ -3,6 +3,7 @@ package client
 import (
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zookeeper/zk"
 )
 
@@ -83,7 +84,7 @@ func (c *Client) setSessionLocked(s *Session) {
 
 func (c *Client) loseLocked() {
 	c.stopExpiryLocked()
-	c.sess.end(ErrSessionLost)
+	c.sess.end(zkrecipes.ErrSessionLost)
 	c.publishLocked(StateLost, c.sess.id)
 	close(c.sessChanged)
 	c.sessChanged = make(chan struct{})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -30,7 +31,7 @@ func ExampleNew() {
 	fmt.Println("namespace:", c.Namespace())
 
 	_, err = client.New() // no servers
-	fmt.Println("invalid:", errors.Is(err, client.ErrInvalidArgument))
+	fmt.Println("invalid:", errors.Is(err, zkrecipes.ErrInvalidArgument))
 	// Output:
 	// namespace: /myapp
 	// invalid: true

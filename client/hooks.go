@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/go-zkrecipes/zkrecipes"
 )
 
 // Hooks are the callbacks through which a Client, and every recipe built on
@@ -98,31 +100,24 @@ type AcquireOutcome struct {
 	Cancelled bool
 }
 
-// ErrBusy is matched by the error of a try that found the holding taken:
-// a TryLock of a held lock (recipes/mutex, recipes/rwlock: ErrLocked), a
-// TryAcquire with no lease free (recipes/semaphore: ErrNoLeases). The
-// hooks report such a wait as OutcomeBusy: the answer a try exists to
-// give, not a failure.
-var ErrBusy = errors.New("zkrecipes: holding is taken")
-
 // The outcomes of a wait (AcquireOutcome.Label): a small fixed set, fit
 // for a metric label.
 const (
 	OutcomeAcquired  = "acquired"  // the holding was granted
-	OutcomeBusy      = "busy"      // a try found it taken (Err matches ErrBusy)
+	OutcomeBusy      = "busy"      // a try found it taken (Err matches zkrecipes.ErrBusy)
 	OutcomeCancelled = "cancelled" // the caller's context ended first
 	OutcomeFailed    = "failed"    // the wait failed otherwise
 )
 
 // Label names how the wait ended, by the one rule both contrib adapters
 // use: OutcomeAcquired when Err is nil, OutcomeBusy when Err matches
-// ErrBusy, OutcomeCancelled when Cancelled is set, OutcomeFailed
+// zkrecipes.ErrBusy, OutcomeCancelled when Cancelled is set, OutcomeFailed
 // otherwise.
 func (o AcquireOutcome) Label() string {
 	switch {
 	case o.Err == nil:
 		return OutcomeAcquired
-	case errors.Is(o.Err, ErrBusy):
+	case errors.Is(o.Err, zkrecipes.ErrBusy):
 		return OutcomeBusy
 	case o.Cancelled:
 		return OutcomeCancelled

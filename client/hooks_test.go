@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/go-zkrecipes/zkrecipes"
 )
 
 // TestHooksNil: a nil *Hooks and one without the callback do nothing and
@@ -20,8 +22,8 @@ func TestHooksNil(t *testing.T) {
 		h.Release(RecipeMutex, "/a", time.Second, true)
 		h.Cache("/a", "NODE_CREATED")
 	}
-	if _, err := New(WithServers("127.0.0.1:1"), WithHooks(nil)); !errors.Is(err, ErrInvalidArgument) {
-		t.Errorf("WithHooks(nil): %v, want ErrInvalidArgument", err)
+	if _, err := New(WithServers("127.0.0.1:1"), WithHooks(nil)); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
+		t.Errorf("WithHooks(nil): %v, want zkrecipes.ErrInvalidArgument", err)
 	}
 }
 

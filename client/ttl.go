@@ -19,7 +19,7 @@ const MaxTTL = (1<<40 - 1) * time.Millisecond
 // write. flags are zk.FlagTTL or zk.FlagPersistentSequentialWithTTL;
 // ttl is a whole number of milliseconds from 1 ms to MaxTTL (it is
 // truncated to milliseconds). Bad flags or ttl are an error wrapping
-// ErrInvalidArgument, before any I/O.
+// zkrecipes.ErrInvalidArgument, before any I/O.
 //
 // The server must allow TTL nodes (ZooKeeper 3.5.3 or later, started with
 // -Dzookeeper.extendedTypesEnabled=true); one that does not answers

@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/goleak"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 )
@@ -27,7 +28,7 @@ func TestZeroClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	typed := func(method string, err error) error {
-		for _, want := range []error{client.ErrInvalidArgument, client.ErrNotStarted, client.ErrClosed} {
+		for _, want := range []error{zkrecipes.ErrInvalidArgument, zkrecipes.ErrNotStarted, zkrecipes.ErrClosed} {
 			if errors.Is(err, want) {
 				return nil
 			}

@@ -5,10 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
-
-	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
 // TestClientCtxEndsRequestInFlight: a request that will never be answered
@@ -88,7 +87,7 @@ func TestClientCtxEndsRequestInFlight(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, node.Path)
 	require.NoError(t, c.Close())
-	require.ErrorIs(t, c.Delete(ctx, node.Path, -1), client.ErrClosed)
+	require.ErrorIs(t, c.Delete(ctx, node.Path, -1), zkrecipes.ErrClosed)
 }
 
 // clCtxPrompt bounds how long after its context ends a call with a request

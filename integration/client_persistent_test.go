@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -91,7 +92,7 @@ func TestClientPersistentWatchNode(t *testing.T) {
 	w, err := c.AddWatch(ctx, "/node", false)
 	require.NoError(t, err)
 	_, err = c.AddWatch(ctx, "/node", true)
-	require.ErrorIs(t, err, client.ErrInvalidPath, "a second watch on the path in the other mode")
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidPath, "a second watch on the path in the other mode")
 	for i := range 2 {
 		_, err = c.Set(ctx, "/node", []byte{byte(i)}, -1)
 		require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
@@ -98,7 +99,7 @@ func clLostSession(t *testing.T, fault func(*faultlink.Link)) {
 	assert.Less(t, elapsed, 3*timeout, "Lost came far too late")
 
 	require.True(t, closed(old.Done()), "the lost session's Done channel is open")
-	assert.ErrorIs(t, old.Err(), client.ErrSessionLost)
+	assert.ErrorIs(t, old.Err(), zkrecipes.ErrSessionLost)
 	assert.Equal(t, client.StateLost, c.State())
 
 	// While the link is down nothing can have a session.

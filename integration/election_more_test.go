@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
@@ -73,7 +74,7 @@ func TestRunKillSessionThenClose(t *testing.T) {
 	bAt := time.Now()
 	require.True(t, waitClosed(end.done, time.Second))
 	require.True(t, end.at.Before(bAt), "a's term ended after b's started")
-	require.ErrorIs(t, ta.Err(), election.ErrLost)
+	require.ErrorIs(t, ta.Err(), zkrecipes.ErrLost)
 	require.Equal(t, "b", tb.ID())
 	acancel()
 	link.Restore()

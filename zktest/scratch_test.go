@@ -14,8 +14,8 @@ import (
 )
 
 // scratchTest is the whole test file of the scratch module: what a user
-// writes in a module of their own, with zktest's documented API, the client
-// and recipes/mutex only.
+// writes in a module of their own, with zktest's documented API, the client,
+// recipes/mutex and the library's shared errors only.
 const scratchTest = `package zkuser_test
 
 import (
@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
@@ -128,7 +129,7 @@ func TestMutexOnRealZooKeeper(t *testing.T) {
 	if err := m2.Lock(ctx); err != nil {
 		t.Fatal("Lock after the holder's session expired:", err)
 	}
-	if err := m1.Unlock(ctx); !errors.Is(err, mutex.ErrLost) {
+	if err := m1.Unlock(ctx); !errors.Is(err, zkrecipes.ErrLost) {
 		t.Fatalf("Unlock of the expired holding: %v, want ErrLost", err)
 	}
 
@@ -141,7 +142,7 @@ func TestMutexOnRealZooKeeper(t *testing.T) {
 	if err := zk.StartServer(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := m2.Unlock(ctx); !errors.Is(err, mutex.ErrLost) {
+	if err := m2.Unlock(ctx); !errors.Is(err, zkrecipes.ErrLost) {
 		t.Fatalf("Unlock after the server stopped: %v, want ErrLost", err)
 	}
 	kids, _, err := c2.Children(ctx, lockPath)
@@ -154,7 +155,7 @@ func TestMutexOnRealZooKeeper(t *testing.T) {
 // TestScratchModule is a user's test in a module of its own, outside this
 // repository's packages: a go.mod that requires the library (replaced by
 // this checkout) and a test that uses only zktest's documented API, the
-// client and recipes/mutex. It starts a server, runs a mutex exclusion
+// client, recipes/mutex and the root package's errors. It starts a server, runs a mutex exclusion
 // test, expires the holder's session through faultlink and stops the
 // server, and checks the holders learn of it. go test runs it with the
 // module cache and GOPROXY of the environment and -mod=mod, so its go.mod

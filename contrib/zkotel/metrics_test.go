@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
@@ -185,12 +186,12 @@ func TestOutcomes(t *testing.T) {
 	}{
 		{context.Background(), nil, OutcomeAcquired},
 		{context.Background(), semaphore.ErrNoLeases, OutcomeBusy},
-		{context.Background(), fmt.Errorf("try lock /a: %w", client.ErrBusy), OutcomeBusy},
+		{context.Background(), fmt.Errorf("try lock /a: %w", zkrecipes.ErrBusy), OutcomeBusy},
 		{ended, semaphore.ErrNoLeases, OutcomeBusy},
 		{ended, context.Canceled, OutcomeCancelled},
 		{ended, context.Cause(ended), OutcomeCancelled},
 		{context.Background(), fmt.Errorf("lock /a: %w", context.DeadlineExceeded), OutcomeFailed},
-		{context.Background(), client.ErrClosed, OutcomeFailed},
+		{context.Background(), zkrecipes.ErrClosed, OutcomeFailed},
 		{context.Background(), errors.New("zk: no auth"), OutcomeFailed},
 	} {
 		before := waitCount(t, r, client.RecipeMutex, c.want)

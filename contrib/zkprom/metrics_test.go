@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
@@ -246,12 +247,12 @@ func TestOutcomes(t *testing.T) {
 	}{
 		{context.Background(), nil, OutcomeAcquired},
 		{context.Background(), semaphore.ErrNoLeases, OutcomeBusy},
-		{context.Background(), fmt.Errorf("try lock /a: %w", client.ErrBusy), OutcomeBusy},
+		{context.Background(), fmt.Errorf("try lock /a: %w", zkrecipes.ErrBusy), OutcomeBusy},
 		{ended, semaphore.ErrNoLeases, OutcomeBusy},
 		{ended, context.Canceled, OutcomeCancelled},
 		{ended, context.Cause(ended), OutcomeCancelled},
 		{context.Background(), fmt.Errorf("lock /a: %w", context.DeadlineExceeded), OutcomeFailed},
-		{context.Background(), client.ErrClosed, OutcomeFailed},
+		{context.Background(), zkrecipes.ErrClosed, OutcomeFailed},
 		{context.Background(), errors.New("zk: no auth"), OutcomeFailed},
 	} {
 		series := `zkrecipes_acquire_wait_seconds_count{outcome="` + c.want + `",recipe="mutex"}`

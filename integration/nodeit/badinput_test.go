@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
@@ -43,10 +44,10 @@ func TestNodeBadInput(t *testing.T) {
 			"TTL over the max.": {node.WithTTL(client.MaxTTL + time.Second)},
 		} {
 			_, err := node.New(r.c, "/svc/n", []byte("x"), opts...)
-			assert.ErrorIs(t, err, node.ErrInvalidArgument, name)
+			assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, name)
 		}
 		_, err := node.New(nil, "/svc/n", nil)
-		assert.ErrorIs(t, err, node.ErrInvalidArgument)
+		assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 		assert.Equal(t, sent, creates(r.link), "a refused New sent a create")
 		assert.Empty(t, r.kids("/"), "a refused New left something")
 	})

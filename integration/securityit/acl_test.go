@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
@@ -57,7 +58,7 @@ func TestACLHolderIsSafeFromAnotherIdentity(t *testing.T) {
 	_, err = b.Set(ctx, node, []byte("bob"), -1)
 	requireACLRefusal(t, err, "set")
 
-	var locked *mutex.LockedError
+	var locked *zkrecipes.LockedError
 	require.True(t, errors.As(mb.TryLock(ctx), &locked), "TryLock must say the lock is held")
 	short, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
 	err = mb.Lock(short)

@@ -3,6 +3,7 @@ package queue
 import (
 	"fmt"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -49,7 +50,7 @@ const DefaultMarker = "lock-"
 // path that is not the root) and applies opts. It does no I/O.
 func prepare[O ~func(*Options)](c *client.Client, path string, opts []O) (Options, error) {
 	if c == nil {
-		return Options{}, fmt.Errorf("%w: nil client", client.ErrInvalidArgument)
+		return Options{}, fmt.Errorf("%w: nil client", zkrecipes.ErrInvalidArgument)
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return Options{}, err
@@ -60,7 +61,7 @@ func prepare[O ~func(*Options)](c *client.Client, path string, opts []O) (Option
 	var o Options
 	for _, opt := range opts {
 		if opt == nil {
-			return Options{}, fmt.Errorf("%w: nil option", client.ErrInvalidArgument)
+			return Options{}, fmt.Errorf("%w: nil option", zkrecipes.ErrInvalidArgument)
 		}
 		opt(&o)
 	}

@@ -23,7 +23,7 @@ func (c *Cache) Events() (<-chan Event, func()) {
 // f delays only its own later calls. f must return: Close waits for a call
 // that is running, so f must not call Close itself, which would wait for f
 // forever (from a listener, close with go c.Close()). After Close it
-// returns ErrClosed; a nil f is an error wrapping ErrInvalidArgument.
+// returns zkrecipes.ErrClosed; a nil f is an error wrapping zkrecipes.ErrInvalidArgument.
 func (c *Cache) Listen(f func(Event)) (remove func(), err error) {
 	if c == nil || c.cl == nil {
 		return nil, errZero()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/retry"
@@ -17,7 +18,7 @@ import (
 // Counter is Curator's DistributedAtomicLong: an int64 in one ZooKeeper
 // node, updated by compare-and-set (see the package documentation). A
 // Counter is safe for concurrent use; its updates run one at a time. A zero
-// Counter returns an error wrapping ErrInvalidArgument from every method.
+// Counter returns an error wrapping zkrecipes.ErrInvalidArgument from every method.
 type Counter struct {
 	cl     *client.Client
 	path   string
@@ -201,7 +202,7 @@ func (c *Counter) failed(what string, n int64, version int32, err error) error {
 func refused(err error) bool {
 	for _, e := range []error{zk.ErrNoNode, zk.ErrNodeExists, zk.ErrBadVersion, zk.ErrNoAuth, zk.ErrInvalidACL,
 		zk.ErrBadArguments, zk.ErrInvalidPath, zk.ErrNoChildrenForEphemerals, zk.ErrSessionExpired,
-		zk.ErrAuthFailed, client.ErrInvalidArgument, client.ErrInvalidPath, client.ErrNotStarted} {
+		zk.ErrAuthFailed, zkrecipes.ErrInvalidArgument, zkrecipes.ErrInvalidPath, zkrecipes.ErrNotStarted} {
 		if errors.Is(err, e) {
 			return true
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/retry"
@@ -236,13 +237,13 @@ func (c *Counter) slowTry(ctx context.Context, p plan) (step, error) {
 }
 
 // closedCause is err, or, when the client has closed (go-zookeeper then
-// fails the requests in flight with zk.ErrClosing), ErrClosed with err's
+// fails the requests in flight with zk.ErrClosing), zkrecipes.ErrClosed with err's
 // text.
 func (c *Counter) closedCause(err error) error {
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, cerr := c.cl.Conn(done); errors.Is(cerr, ErrClosed) && !errors.Is(err, ErrClosed) {
-		return fmt.Errorf("%w (%v)", ErrClosed, err)
+	if _, cerr := c.cl.Conn(done); errors.Is(cerr, zkrecipes.ErrClosed) && !errors.Is(err, zkrecipes.ErrClosed) {
+		return fmt.Errorf("%w (%v)", zkrecipes.ErrClosed, err)
 	}
 	return err
 }
@@ -301,7 +302,7 @@ const unlockWait = 2 * time.Second
 func (c *Counter) unlock(ctx context.Context) {
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockWait)
 	defer cancel()
-	if err := c.lock.Unlock(uctx); err != nil && !errors.Is(err, client.ErrDeletePending) {
+	if err := c.lock.Unlock(uctx); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
 		c.cl.Logger().Warn("counter: releasing the promoted lock failed", "path", c.path, "lock", c.lock.Path(), "err", err)
 	}
 }

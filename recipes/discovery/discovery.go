@@ -12,7 +12,7 @@ import (
 // Discovery registers service instances under a base path and queries
 // them, as Curator's ServiceDiscovery: instance id of service name lives at
 // base/name/id. It is safe for concurrent use. A zero Discovery returns an
-// error wrapping ErrInvalidArgument from every method that returns an
+// error wrapping zkrecipes.ErrInvalidArgument from every method that returns an
 // error.
 type Discovery struct {
 	c    *client.Client
@@ -93,8 +93,8 @@ func (d *Discovery) usable() error {
 // Close closes the caches and providers made by this Discovery and
 // unregisters every instance it registered (Curator's close), each with a
 // guaranteed delete: when ctx ends first the error wraps
-// client.ErrDeletePending and the deletes go on in the background. Every
-// later call returns ErrClosed; Close itself is idempotent.
+// zkrecipes.ErrDeletePending and the deletes go on in the background. Every
+// later call returns zkrecipes.ErrClosed; Close itself is idempotent.
 func (d *Discovery) Close(ctx context.Context) error {
 	if d == nil || d.c == nil {
 		return invalidArg("zero or nil Discovery: make one with New")

@@ -7,7 +7,7 @@ import "context"
 // GetAllInstances for all. It leaves out disabled instances, those a
 // filter refuses, and those reported down with NoteError. It is safe for
 // concurrent use. A zero Provider returns an error wrapping
-// ErrInvalidArgument from every method that returns an error.
+// zkrecipes.ErrInvalidArgument from every method that returns an error.
 type Provider struct {
 	cache    *Cache
 	strategy Strategy
@@ -78,7 +78,7 @@ func (p *Provider) GetInstance() (Instance, error) {
 
 // GetAllInstances returns the instances in view that are enabled, pass
 // every filter and are not down, sorted by ID. It does no I/O; before
-// Start it returns ErrNotStarted, after Close ErrClosed.
+// Start it returns zkrecipes.ErrNotStarted, after Close zkrecipes.ErrClosed.
 func (p *Provider) GetAllInstances() ([]Instance, error) {
 	if p == nil || p.cache == nil {
 		return nil, errZeroProvider()

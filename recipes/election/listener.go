@@ -4,7 +4,7 @@ import "sync"
 
 // CloseMode says whether a Latch's Close tells its listeners (WithListener)
 // that the term it ends is over: Curator's LeaderLatch.CloseMode. Whatever
-// the mode, Close cancels the term's context first (cause ErrClosed) and
+// the mode, Close cancels the term's context first (cause zkrecipes.ErrClosed) and
 // closes Terms: the mode changes only the listener's NotLeader call.
 type CloseMode int
 

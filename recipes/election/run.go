@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
@@ -27,7 +28,7 @@ const releaseWithin = 5 * time.Second
 // Run returns ctx's error when ctx ends (a lead running then sees its
 // context cancelled first, and Run waits for it to return; with
 // WithRunOnce, once a term has started, Run returns lead's error even
-// then), or an error wrapping ErrClosed once the client is closed. Bad input (nil client, nil
+// then), or an error wrapping zkrecipes.ErrClosed once the client is closed. Bad input (nil client, nil
 // lead, invalid or relative path, nil option) fails at once with a typed
 // error and nothing made on the server.
 func Run(ctx context.Context, c *client.Client, path string, lead func(ctx context.Context, t *Term) error, opts ...Option) error {
@@ -73,7 +74,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if errors.Is(err, client.ErrClosed) || errors.Is(err, client.ErrInvalidArgument) {
+			if errors.Is(err, zkrecipes.ErrClosed) || errors.Is(err, zkrecipes.ErrInvalidArgument) {
 				return err
 			}
 			sleep := b.NextBackOff()
@@ -93,7 +94,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 		t := newTerm(ctx, held.Path(), o.id, tok, sess)
 		// The term ends the moment the holding may be gone (Interrupt and
 		// ctx end it themselves).
-		stop := held.AfterLost(func() { t.end(ErrLost) })
+		stop := held.AfterLost(func() { t.end(zkrecipes.ErrLost) })
 		leadErr := lead(t.ctx, t)
 		t.end(ErrResigned)
 		stop()
@@ -117,7 +118,7 @@ func release(c *client.Client, held *queue.Held) {
 	if queue.IsClosed(c.Disconnected()) {
 		cancel()
 	}
-	if err := held.Release(ctx); err != nil && !errors.Is(err, client.ErrDeletePending) {
+	if err := held.Release(ctx); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
 		c.Logger().Warn("leader loop: could not delete the node; it goes with its session", "node", held.Path(), "err", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
@@ -35,7 +36,7 @@ func WithLogger(l *slog.Logger) Option {
 
 // Member is one member of a group: see the package documentation. It is
 // safe for concurrent use. A zero Member returns an error wrapping
-// ErrInvalidArgument from every method that returns an error, and nothing
+// zkrecipes.ErrInvalidArgument from every method that returns an error, and nothing
 // from the others.
 type Member struct {
 	path  string
@@ -166,7 +167,7 @@ func (m *Member) startView() {
 		case err == nil:
 			m.viewErr = m.view.Start()
 			return
-		case m.stopCtx.Err() != nil, errors.Is(err, ErrClosed):
+		case m.stopCtx.Err() != nil, errors.Is(err, zkrecipes.ErrClosed):
 			m.viewGone = true
 			return
 		}
@@ -196,7 +197,7 @@ func (m *Member) usable(needStart bool) error {
 // closedOr is err, or the member's own error when err says closed and the
 // member is (its node or cache closed with it, not with the client).
 func (m *Member) closedOr(err error) error {
-	if errors.Is(err, ErrClosed) && m.usable(false) != nil {
+	if errors.Is(err, zkrecipes.ErrClosed) && m.usable(false) != nil {
 		return errMemberClosed
 	}
 	return err
@@ -228,7 +229,7 @@ func (m *Member) WaitJoined(ctx context.Context) error {
 		if err := m.usable(true); err != nil {
 			return err
 		}
-		return ErrClosed
+		return zkrecipes.ErrClosed
 	}
 	return m.closedOr(m.view.WaitInitialized(ctx))
 }
@@ -326,10 +327,10 @@ func idOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 // Close leaves the group: the cache stops (every Events channel is closed)
 // and the member's node is deleted with the client's guaranteed delete
 // (within ctx, else in the background: the error then wraps
-// ErrDeletePending). As node.Node's Close, it never waits for a reconnect:
+// zkrecipes.ErrDeletePending). As node.Node's Close, it never waits for a reconnect:
 // without a connection it returns within about a second, nil when the
 // member's session was lost (its node went with it), else an error
-// wrapping ErrDeletePending. Close is idempotent; later calls return the
+// wrapping zkrecipes.ErrDeletePending. Close is idempotent; later calls return the
 // first one's result.
 func (m *Member) Close(ctx context.Context) error {
 	if m.zero() {

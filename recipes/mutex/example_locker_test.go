@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -92,7 +93,7 @@ func ExampleMutex_Context() {
 		return
 	}
 	// ...while a call without it waits, or, for TryLock, fails at once.
-	var locked *mutex.LockedError
+	var locked *zkrecipes.LockedError
 	err = m.TryLock(ctx)
 	fmt.Println("without the context:", errors.As(err, &locked) && locked.Local)
 
@@ -101,7 +102,7 @@ func ExampleMutex_Context() {
 		return
 	}
 	<-held.Done()
-	fmt.Println("context ended on release:", errors.Is(context.Cause(held), mutex.ErrNotHeld))
+	fmt.Println("context ended on release:", errors.Is(context.Cause(held), zkrecipes.ErrNotHeld))
 	// Output:
 	// reentered
 	// without the context: true
@@ -152,7 +153,7 @@ func ExampleMutex_OwnerCheck() {
 	_, err = c.Multi(ctx, check, &zk.SetDataRequest{Path: state, Data: []byte("v2"), Version: -1})
 	fmt.Println("write after Unlock refused:", errors.Is(err, zk.ErrNoNode))
 	_, err = m.OwnerCheck()
-	fmt.Println("no new check:", errors.Is(err, mutex.ErrNotHeld))
+	fmt.Println("no new check:", errors.Is(err, zkrecipes.ErrNotHeld))
 
 	data, _, err := c.Get(ctx, state)
 	fmt.Println("state:", string(data), err)

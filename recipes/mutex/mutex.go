@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
@@ -14,7 +15,7 @@ const LockName = queue.DefaultMarker
 
 // Mutex is one handle on a distributed lock: see the package documentation.
 // The two sides of a rwlock.RWMutex are Mutex handles too. A zero Mutex
-// returns an error wrapping ErrInvalidArgument from every method.
+// returns an error wrapping zkrecipes.ErrInvalidArgument from every method.
 type Mutex struct {
 	h *queue.Handle
 }
@@ -54,52 +55,52 @@ func New(c *client.Client, path string, opts ...Option) (*Mutex, error) {
 // Lock waits until this handle holds the lock, or ctx ends. While another
 // goroutine holds the handle, it waits for that goroutine's Unlock first. If
 // ctx comes from this handle's Context, it reenters at once, or fails with
-// ErrLost if that holding was lost: once Lost is closed, and already once
+// zkrecipes.ErrLost if that holding was lost: once Lost is closed, and already once
 // the holding's session has ended (the client's Close ends it) or, by
 // default, its connection was suspended, even if Lost has not closed yet.
 func (m *Mutex) Lock(ctx context.Context) error { return m.h.Lock(ctx) }
 
 // TryLock takes the lock if it is free, else fails at once with a
-// *LockedError (errors.Is(err, ErrLocked)) naming the holder. It leaves no
+// *zkrecipes.LockedError (errors.Is(err, zkrecipes.ErrLocked)) naming the holder. It leaves no
 // node behind.
 func (m *Mutex) TryLock(ctx context.Context) error { return m.h.TryLock(ctx) }
 
-// Unlock undoes one Lock, from any goroutine (ErrNotHeld when the handle
+// Unlock undoes one Lock, from any goroutine (zkrecipes.ErrNotHeld when the handle
 // does not hold). The last one deletes the lock node; if that cannot finish
 // within ctx, the handle is released all the same, the client keeps
 // deleting the node in the background while its session lives, and the
-// error wraps client.ErrDeletePending.
+// error wraps zkrecipes.ErrDeletePending.
 //
 // Unlock of a holding that was lost (see Lost) does all the same (the
 // level is undone; the last one releases the handle and deletes the node
 // with a guaranteed delete, which matters when only the connection was
 // suspended and the session, hence the node, lives on), but returns an
-// error wrapping ErrLost, and the delete's error if it had one (ErrClosed,
-// ErrDeletePending): the critical section it ends may have overlapped
+// error wrapping zkrecipes.ErrLost, and the delete's error if it had one (zkrecipes.ErrClosed,
+// zkrecipes.ErrDeletePending): the critical section it ends may have overlapped
 // another holder's.
 func (m *Mutex) Unlock(ctx context.Context) error { return m.h.Unlock(ctx) }
 
 // IsHeld reports whether this handle holds the lock and that holding is not
 // lost: it is false once Lost is closed (and as soon as the holding's
 // session ended or, by default, its connection was suspended). A lost
-// holding still needs its Unlock (which returns ErrLost) before this handle
+// holding still needs its Unlock (which returns zkrecipes.ErrLost) before this handle
 // can lock again.
 func (m *Mutex) IsHeld() bool { return m.h.IsHeld() }
 
 // Lost returns a channel closed when this handle's ownership can no longer
 // be guaranteed. On a handle that does not hold, it is already closed. Once
 // it is closed, IsHeld is false, a reentrant Lock and Token fail with
-// ErrLost, and Unlock, which the handle still needs, returns ErrLost.
+// zkrecipes.ErrLost, and Unlock, which the handle still needs, returns zkrecipes.ErrLost.
 func (m *Mutex) Lost() <-chan struct{} { return m.h.Lost() }
 
 // Token returns the fencing token of the current holding: the lock node's
 // creation zxid, strictly greater than any earlier holder's. It fails with
-// ErrNotHeld when the handle does not hold and ErrLost once the holding may
+// zkrecipes.ErrNotHeld when the handle does not hold and zkrecipes.ErrLost once the holding may
 // be gone; it is never 0 with a nil error.
 func (m *Mutex) Token(ctx context.Context) (int64, error) { return m.h.Token(ctx) }
 
 // Context returns a context that is cancelled when the current holding is
-// lost (context.Cause: ErrLost) or released (ErrNotHeld), and that carries
+// lost (context.Cause: zkrecipes.ErrLost) or released (zkrecipes.ErrNotHeld), and that carries
 // the holding: Lock with it, or with a context derived from it, reenters.
 // On a handle that does not hold, the context is cancelled already. Call
 // cancel when done with it.
@@ -113,7 +114,7 @@ func (m *Mutex) Context(ctx context.Context) (context.Context, context.CancelFun
 //	check, err := m.OwnerCheck()
 //	_, err = c.Multi(ctx, check, &zk.SetDataRequest{Path: "/state", Data: b, Version: -1})
 //
-// ErrNotHeld when the handle does not hold.
+// zkrecipes.ErrNotHeld when the handle does not hold.
 func (m *Mutex) OwnerCheck() (*zk.CheckVersionRequest, error) { return m.h.OwnerCheck() }
 
 // Node returns the path of the held lock node, or "" when not held. A lost
@@ -137,7 +138,7 @@ func (m *Mutex) Participants(ctx context.Context) ([]Participant, error) {
 // into the node, which calls the holder's revocation listener.
 func Revoke(ctx context.Context, c *client.Client, nodePath string) error {
 	if c == nil {
-		return ErrInvalidArgument
+		return zkrecipes.ErrInvalidArgument
 	}
 	return queue.Revoke(ctx, c, nodePath)
 }

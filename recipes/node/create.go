@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -139,7 +140,7 @@ func seqSuffix(path string) string {
 func (k *keeper) abandon(ctx context.Context, path string, sess *client.Session) {
 	k.n.log.Info("persistent node: deleting the node of a session that is over", "path", path,
 		"session", fmt.Sprintf("0x%x", uint64(sess.ID())))
-	if err := k.cl.DeleteGuaranteed(ctx, path, sess); err != nil && !errors.Is(err, client.ErrDeletePending) {
+	if err := k.cl.DeleteGuaranteed(ctx, path, sess); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
 		k.n.log.Warn("persistent node: deleting the node of a session that is over failed", "path", path, "err", err)
 	}
 }
@@ -169,7 +170,7 @@ func (k *keeper) write(ctx context.Context, path string) (bool, error) {
 // and returns it.
 func (k *keeper) failed(err error, gen uint64) error {
 	n := k.n
-	if retry.IsRetryable(err) || errors.Is(err, client.ErrClosed) || n.stopCtx.Err() != nil ||
+	if retry.IsRetryable(err) || errors.Is(err, zkrecipes.ErrClosed) || n.stopCtx.Err() != nil ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}

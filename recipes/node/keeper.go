@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -63,10 +64,10 @@ func (k *keeper) run(states <-chan client.StateChange) {
 				retry.Stop()
 			case ctx.Err() != nil:
 				return
-			case errors.Is(err, client.ErrClosed):
+			case errors.Is(err, zkrecipes.ErrClosed):
 				k.clientClosed()
 				return
-			case errors.Is(err, client.ErrNotStarted):
+			case errors.Is(err, zkrecipes.ErrNotStarted):
 				// Its Connected (on states) will tell.
 				due = false
 			case errors.Is(err, errSessionEnded):
@@ -291,7 +292,7 @@ func (k *keeper) clientClosed() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.early = true
-	n.failure = fmt.Errorf("zkrecipes: node %s: %w", n.base, ErrClosed)
+	n.failure = fmt.Errorf("zkrecipes: node %s: %w", n.base, zkrecipes.ErrClosed)
 	n.failGen = n.dataGen
 	n.changedLocked()
 }

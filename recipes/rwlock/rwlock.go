@@ -16,7 +16,7 @@ const (
 
 // RWMutex is one handle on a distributed read/write lock: two lock handles,
 // a read side and a write side, on one path and one local gate. A zero
-// RWMutex returns an error wrapping ErrInvalidArgument from every method.
+// RWMutex returns an error wrapping zkrecipes.ErrInvalidArgument from every method.
 type RWMutex struct {
 	read, write *mutex.Mutex
 	wh          *queue.Handle
@@ -82,10 +82,10 @@ func (rw *RWMutex) WriteLock() *mutex.Mutex {
 
 // Lock takes the write lock. It waits for this handle's readers and writer
 // in the process first. With a context that carries this handle's read
-// holding (from ReadLock().Context) it fails with ErrUpgrade.
+// holding (from ReadLock().Context) it fails with zkrecipes.ErrUpgrade.
 func (rw *RWMutex) Lock(ctx context.Context) error { return rw.WriteLock().Lock(ctx) }
 
-// TryLock takes the write lock if it is free, else fails with a *LockedError.
+// TryLock takes the write lock if it is free, else fails with a *zkrecipes.LockedError.
 func (rw *RWMutex) TryLock(ctx context.Context) error { return rw.WriteLock().TryLock(ctx) }
 
 // Unlock releases the write lock once.
@@ -98,7 +98,7 @@ func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.WriteLock().Unl
 // lock, as Curator allows; Downgrade does that and releases the write lock.
 func (rw *RWMutex) RLock(ctx context.Context) error { return rw.ReadLock().Lock(ctx) }
 
-// TryRLock takes the read lock if no writer is ahead, else fails with a *LockedError.
+// TryRLock takes the read lock if no writer is ahead, else fails with a *zkrecipes.LockedError.
 func (rw *RWMutex) TryRLock(ctx context.Context) error { return rw.ReadLock().TryLock(ctx) }
 
 // RUnlock releases the read lock once.
@@ -107,7 +107,7 @@ func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.ReadLock().Unl
 // Downgrade turns the handle's write holding (locked once, not reentered)
 // into a read holding at the same place in the queue, with the same fencing
 // token, then releases the write node: no writer can come between. It fails
-// with ErrNotHeld without a write holding and ErrLost if that holding may be
+// with zkrecipes.ErrNotHeld without a write holding and zkrecipes.ErrLost if that holding may be
 // gone.
 func (rw *RWMutex) Downgrade(ctx context.Context) error {
 	if rw.wh == nil {

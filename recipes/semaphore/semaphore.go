@@ -33,7 +33,7 @@ const (
 // package documentation. It is safe for concurrent use; goroutines that
 // share it take their leases one acquire at a time (they queue in the
 // process for its `locks` mutex, without a node each). A zero Semaphore
-// returns an error wrapping ErrInvalidArgument from every method.
+// returns an error wrapping zkrecipes.ErrInvalidArgument from every method.
 type Semaphore struct {
 	c      *client.Client
 	path   string

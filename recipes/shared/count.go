@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -52,7 +53,7 @@ const (
 
 // Count is a shared int32 in one ZooKeeper node: see the package
 // documentation. A Count is safe for concurrent use. A zero Count returns an
-// error wrapping ErrInvalidArgument from every method.
+// error wrapping zkrecipes.ErrInvalidArgument from every method.
 type Count struct {
 	cl   *client.Client
 	path string
@@ -131,7 +132,7 @@ func (c *Count) Start(ctx context.Context) error {
 		return c.errClosed()
 	case starting, started:
 		c.mu.Unlock()
-		return fmt.Errorf("zkrecipes: count %s: %w", c.path, ErrAlreadyStarted)
+		return fmt.Errorf("zkrecipes: count %s: %w", c.path, zkrecipes.ErrAlreadyStarted)
 	}
 	c.phase = starting
 	c.mu.Unlock()
@@ -194,7 +195,7 @@ func (c *Count) first(ctx context.Context) (<-chan zk.Event, error) {
 }
 
 // Get returns the newest value this count has read or written. It does no
-// I/O. The error is ErrNotStarted before Start, ErrClosed after Close or
+// I/O. The error is zkrecipes.ErrNotStarted before Start, zkrecipes.ErrClosed after Close or
 // once the client is closed, a *BadDataError when the node's data is not a
 // count (the Value then has the node's Version and Mzxid, and Count 0), or
 // wraps zk.ErrNoNode when the node was deleted (the Value is the last one
@@ -269,7 +270,7 @@ func (c *Count) Changes() <-chan Value {
 
 // Close stops watching the node and closes the Changes channel. It does not
 // delete the node. It is idempotent; afterwards every other method returns
-// an error wrapping ErrClosed.
+// an error wrapping zkrecipes.ErrClosed.
 func (c *Count) Close() error {
 	if c == nil || c.cl == nil {
 		return errZero()
@@ -414,11 +415,11 @@ func (c *Count) Subscribe() (<-chan Value, func()) {
 }
 
 func (c *Count) errClosed() error {
-	return fmt.Errorf("zkrecipes: count %s is closed: %w", c.path, ErrClosed)
+	return fmt.Errorf("zkrecipes: count %s is closed: %w", c.path, zkrecipes.ErrClosed)
 }
 
 func (c *Count) errNotStarted() error {
-	return fmt.Errorf("zkrecipes: count %s is not started: %w", c.path, ErrNotStarted)
+	return fmt.Errorf("zkrecipes: count %s is not started: %w", c.path, zkrecipes.ErrNotStarted)
 }
 
 // encode is Curator's SharedCount encoding: 4 bytes, big-endian.
