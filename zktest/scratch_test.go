@@ -155,9 +155,9 @@ func TestMutexOnRealZooKeeper(t *testing.T) {
 // TestScratchModule is a user's test in a module of its own, outside this
 // repository's packages: a go.mod that requires the library (replaced by
 // this checkout) and a test that uses only zktest's documented API, the
-// client, recipes/mutex and the root package's errors. It starts a server, runs a mutex exclusion
-// test, expires the holder's session through faultlink and stops the
-// server, and checks the holders learn of it. go test runs it with the
+// client, recipes/mutex and the root package's errors. It starts a server,
+// runs a mutex exclusion test, expires the holder's session through
+// faultlink and stops the server, and checks the holders learn of it. go test runs it with the
 // module cache and GOPROXY of the environment and -mod=mod, so its go.mod
 // needs nothing but the require and the replace.
 func TestScratchModule(t *testing.T) {
