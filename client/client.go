@@ -302,14 +302,6 @@ func (c *Client) Namespace() string {
 	return c.cfg.namespace
 }
 
-// Logger is the client's logger, for recipes built on it.
-func (c *Client) Logger() *slog.Logger {
-	if c == nil || c.closedCh == nil {
-		return slog.Default()
-	}
-	return c.log
-}
-
 // Conn returns the current connection once it can carry requests
 // (connected, with a session, credentials sent), for requests this package
 // does not wrap or that must not be retried. Paths given to it are not

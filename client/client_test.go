@@ -96,7 +96,7 @@ func TestNilClient(t *testing.T) {
 	assert.Nil(t, c.Session())
 	assert.Zero(t, c.SessionTimeout())
 	assert.Empty(t, c.Namespace())
-	assert.NotNil(t, c.Logger())
+	assert.NotNil(t, c.logger())
 	ch, cancel := c.Subscribe()
 	cancel()
 	_, open := <-ch

@@ -58,7 +58,7 @@ func ExampleClient_Start() {
 
 	// An ephemeral node lives as long as the session; missing parents are
 	// made as container nodes.
-	p, err := c.CreateWithParents(ctx, "/services/worker-1", []byte("10.0.0.7:8080"), zk.FlagEphemeral)
+	p, err := c.Create(ctx, "/services/worker-1", []byte("10.0.0.7:8080"), zk.FlagEphemeral, client.WithParents())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -65,7 +65,7 @@ type RetryHook struct {
 }
 
 // The recipes' names in Acquisition and Release: a small fixed set, fit for
-// a metric label.
+// a metric label, and what a hook matches on to tell the recipes apart.
 const (
 	RecipeMutex          = "mutex"           // recipes/mutex
 	RecipeReadLock       = "rwlock-read"     // recipes/rwlock, the read side
@@ -160,21 +160,20 @@ func WithHooks(h *Hooks) Option {
 	}
 }
 
-// Hooks returns the hooks given with WithHooks, or nil: for recipes, which
-// report through them.
-func (c *Client) Hooks() *Hooks {
+// hooks returns the hooks given with WithHooks, or nil.
+func (c *Client) hooks() *Hooks {
 	if c == nil || c.closedCh == nil {
 		return nil
 	}
 	return c.cfg.hooks
 }
 
-// StartAcquire reports the start of a wait for a holding (see
+// startAcquire reports the start of a wait for a holding (see
 // Hooks.Acquire) and returns the context to wait under and the function to
 // call once with the outcome. Without an Acquire hook, or with an empty
 // recipe (a holding that is not reported), it returns ctx and a function
 // that does nothing, without allocating.
-func (h *Hooks) StartAcquire(ctx context.Context, recipe, path string) (context.Context, func(error)) {
+func (h *Hooks) startAcquire(ctx context.Context, recipe, path string) (context.Context, func(error)) {
 	if h == nil || h.Acquire == nil || recipe == "" {
 		return ctx, noOutcome
 	}
@@ -193,18 +192,18 @@ func (h *Hooks) StartAcquire(ctx context.Context, recipe, path string) (context.
 
 func noOutcome(error) {}
 
-// Release reports a holding that ended (see Hooks.Released); nothing
+// release reports a holding that ended (see Hooks.Released); nothing
 // without a Released hook or with an empty recipe.
-func (h *Hooks) Release(recipe, path string, held time.Duration, lost bool) {
+func (h *Hooks) release(recipe, path string, held time.Duration, lost bool) {
 	if h == nil || h.Released == nil || recipe == "" {
 		return
 	}
 	h.Released(Release{Recipe: recipe, Path: path, Held: held, Lost: lost})
 }
 
-// Cache reports a cache's event (see Hooks.CacheEvent); nothing without a
+// cache reports a cache's event (see Hooks.CacheEvent); nothing without a
 // CacheEvent hook.
-func (h *Hooks) Cache(root, typ string) {
+func (h *Hooks) cache(root, typ string) {
 	if h == nil || h.CacheEvent == nil {
 		return
 	}

@@ -24,15 +24,15 @@ func TestTTLArgumentsRefused(t *testing.T) {
 	ctx := context.Background()
 	creates := map[string]func(path string, flags int32, ttl time.Duration) error{
 		"CreateTTL": func(p string, f int32, ttl time.Duration) error {
-			_, err := c.CreateTTL(ctx, p, nil, f, ttl)
+			_, err := c.Create(ctx, p, nil, f, WithTTL(ttl))
 			return err
 		},
 		"CreateTTLWithParents": func(p string, f int32, ttl time.Duration) error {
-			_, err := c.CreateTTLWithParents(ctx, p, nil, f, ttl)
+			_, err := c.Create(ctx, p, nil, f, WithTTL(ttl), WithParents())
 			return err
 		},
 		"CreateProtectedTTL": func(p string, f int32, ttl time.Duration) error {
-			_, err := c.CreateProtectedTTL(ctx, p, nil, f, ttl)
+			_, err := c.CreateProtected(ctx, p, nil, f, WithTTL(ttl))
 			return err
 		},
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes"
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 )
@@ -26,7 +27,7 @@ func TestClientCtxEndsRequestInFlight(t *testing.T) {
 	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: 20 * time.Second})
 	sid := c.Session().ID()
-	_, err := c.CreateWithParents(ctx, "/n/kid", []byte("kid"), 0)
+	_, err := c.Create(ctx, "/n/kid", []byte("kid"), 0, client.WithParents())
 	require.NoError(t, err)
 	_, err = c.Create(ctx, "/p", nil, 0)
 	require.NoError(t, err)

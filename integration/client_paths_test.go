@@ -69,7 +69,7 @@ func TestClientRejectsBadInput(t *testing.T) {
 		},
 		"Create": func(c *client.Client, p string) error { _, err := c.Create(ctx, p, nil, 0); return err },
 		"CreateWithParents": func(c *client.Client, p string) error {
-			_, err := c.CreateWithParents(ctx, p, nil, 0)
+			_, err := c.Create(ctx, p, nil, 0, client.WithParents())
 			return err
 		},
 		"CreateProtected": func(c *client.Client, p string) error {
@@ -125,7 +125,7 @@ func TestClientRejectsBadInput(t *testing.T) {
 	assert.Equal(t, before, clDataRequests(link))
 
 	// The client is unharmed and valid paths work.
-	_, err = plain.CreateWithParents(ctx, "/ok/fine", []byte("y"), 0)
+	_, err = plain.Create(ctx, "/ok/fine", []byte("y"), 0, client.WithParents())
 	require.NoError(t, err)
 	data, _, err := plain.Get(ctx, "/ok/fine")
 	require.NoError(t, err)

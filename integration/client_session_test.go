@@ -25,7 +25,7 @@ func TestClientShortCutKeepsSession(t *testing.T) {
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: timeout})
 	ctx := ctxT(t, 30*time.Second)
 
-	_, err := c.CreateWithParents(ctx, "/eph", []byte("x"), zk.FlagEphemeral)
+	_, err := c.Create(ctx, "/eph", []byte("x"), zk.FlagEphemeral, client.WithParents())
 	require.NoError(t, err)
 	sess := c.Session()
 	events, cancel := c.Subscribe()
@@ -82,7 +82,7 @@ func clLostSession(t *testing.T, fault func(*faultlink.Link)) {
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: timeout})
 	ctx := ctxT(t, 60*time.Second)
 
-	_, err := c.CreateWithParents(ctx, "/eph", nil, zk.FlagEphemeral)
+	_, err := c.Create(ctx, "/eph", nil, zk.FlagEphemeral, client.WithParents())
 	require.NoError(t, err)
 	old := c.Session()
 	ok, owner := clOwner(t, nil, ns+"/eph")
@@ -127,7 +127,7 @@ func clLostSession(t *testing.T, fault func(*faultlink.Link)) {
 		return !ok
 	})
 	// The new session works, and owns what it creates.
-	_, err = c.CreateWithParents(ctx, "/eph", nil, zk.FlagEphemeral)
+	_, err = c.Create(ctx, "/eph", nil, zk.FlagEphemeral, client.WithParents())
 	require.NoError(t, err)
 	_, st, err := c.Get(ctx, "/eph")
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes"
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
@@ -101,7 +102,7 @@ func TestRunFlapping(t *testing.T) {
 	link := newLink(t)
 	ac := connect(t, clientOpts{ns: ns, link: link})
 	// Make the path first, so the dropped create is the node's own.
-	_, err := obs.CreateWithParents(ctx, elPath+"/foreign", nil, 0)
+	_, err := obs.Create(ctx, elPath+"/foreign", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	fired := link.DropReplyTo(faultlink.OpCreate, faultlink.OpCreate2)
 	terms := make(chan *election.Term, 10)

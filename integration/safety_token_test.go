@@ -208,7 +208,7 @@ func TestSafetyOwnerCheck(t *testing.T) {
 	ctx := ctxT(t, 60*time.Second)
 	c := connect(t, clientOpts{ns: ns})
 	m := mxNew(t, c, mxLockPath)
-	_, err := c.CreateWithParents(ctx, "/data", []byte("v0"), 0)
+	_, err := c.Create(ctx, "/data", []byte("v0"), 0, client.WithParents())
 	require.NoError(t, err)
 
 	_, err = m.OwnerCheck()

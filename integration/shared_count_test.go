@@ -381,7 +381,7 @@ func TestSharedCountBadData(t *testing.T) {
 	c := connect(t, clientOpts{ns: ns})
 	raw := connect(t, clientOpts{ns: ns})
 	ctx := ctxT(t, time.Minute)
-	_, err := raw.CreateWithParents(ctx, "/bad", []byte("abc"), zk.FlagPersistent)
+	_, err := raw.Create(ctx, "/bad", []byte("abc"), zk.FlagPersistent, client.WithParents())
 	require.NoError(t, err)
 
 	cnt, err := zkshared.NewCount(c, "/bad", 0)

@@ -18,7 +18,7 @@ import (
 
 // acquire reports a wait of the given length and outcome the way a recipe
 // does. A context error stands for the caller's context ending: the
-// outcome is then Cancelled, as client.Hooks.StartAcquire would report it.
+// outcome is then Cancelled, as the client's own reporting would report it.
 func acquire(h *client.Hooks, recipe, path string, wait time.Duration, err error) {
 	_, done := h.Acquire(context.Background(), client.Acquisition{Recipe: recipe, Path: path})
 	done(client.AcquireOutcome{Wait: wait, Err: err, Cancelled: isContextErr(err)})
@@ -170,7 +170,7 @@ func TestScriptedHooks(t *testing.T) {
 }
 
 // TestOutcomes: the outcome attribute of each way a wait ends, reported as
-// the recipes report it (client.Hooks.StartAcquire): a try that finds the
+// the recipes report it (the client's own reporting): a try that finds the
 // holding taken is busy, not failed; cancelled means the caller's context
 // ended, whatever error that made; a context error the caller did not
 // cause is a failure.
@@ -195,7 +195,7 @@ func TestOutcomes(t *testing.T) {
 		{context.Background(), errors.New("zk: no auth"), OutcomeFailed},
 	} {
 		before := waitCount(t, r, client.RecipeMutex, c.want)
-		_, done := h.StartAcquire(c.ctx, client.RecipeMutex, "/a")
+		_, done := startAcquire(h, c.ctx, client.RecipeMutex, "/a")
 		done(c.err)
 		if n := waitCount(t, r, client.RecipeMutex, c.want) - before; n != 1 {
 			t.Errorf("%v (context ended: %v): %s waits grew by %d, want 1", c.err, c.ctx.Err() != nil, c.want, n)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes"
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
 )
@@ -20,7 +21,7 @@ import (
 func TestDoubleBarrierStaleReady(t *testing.T) {
 	itest.NoLeaks(t)
 	r := newRig(t, nil, time.Minute)
-	_, err := r.c.CreateWithParents(r.ctx, "/barrier/ready", nil, 0)
+	_, err := r.c.Create(r.ctx, "/barrier/ready", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	_, stale, err := r.c.Exists(r.ctx, "/barrier/ready")
 	require.NoError(t, err)

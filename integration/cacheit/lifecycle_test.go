@@ -77,7 +77,7 @@ func TestCacheCreatesNothing(t *testing.T) {
 	ch, rec := startCache(t, cc, "/a/b/root")
 	rec.next(t, "INITIALIZED")
 	require.False(t, itest.Exists(t, r.c, "/a"))
-	_, err := r.c.CreateWithParents(r.ctx, "/a/b/root", nil, 0) // its parents are containers
+	_, err := r.c.Create(r.ctx, "/a/b/root", nil, 0, client.WithParents()) // its parents are containers
 	require.NoError(t, err)
 	r.create("/a/b/root/kid", "k")
 	rec.next(t, "NODE_CREATED /a/b/root=", "NODE_CREATED /a/b/root/kid=k")

@@ -55,7 +55,7 @@ func TestNodeBadInput(t *testing.T) {
 	t.Run("EphemeralParent", func(t *testing.T) {
 		t.Parallel()
 		r := newRig(t, nil, 4*time.Second)
-		_, err := r.obs.CreateWithParents(r.ctx(10*time.Second), "/eph", nil, zk.FlagEphemeral)
+		_, err := r.obs.Create(r.ctx(10*time.Second), "/eph", nil, zk.FlagEphemeral, client.WithParents())
 		require.NoError(t, err)
 		n := r.newNode("/eph/n", "x")
 		require.NoError(t, n.Start())

@@ -86,7 +86,7 @@ func TestACLWorldReadOnly(t *testing.T) {
 	ns := itest.Namespace(t)
 	a := aliceRW(t, ns, nil)
 	ctx := ctxT(t, time.Minute)
-	_, err := a.CreateWithParents(ctx, "/config/db", []byte("v1"), zk.FlagPersistent)
+	_, err := a.Create(ctx, "/config/db", []byte("v1"), zk.FlagPersistent, client.WithParents())
 	require.NoError(t, err)
 
 	anon := as(t, ns, "", "")
@@ -149,7 +149,7 @@ func TestACLProviderPerPath(t *testing.T) {
 		return rules(p)
 	}))
 	ctx := ctxT(t, time.Minute)
-	_, err := a.CreateWithParents(ctx, "/apps/locks/job/cfg", nil, zk.FlagPersistent)
+	_, err := a.Create(ctx, "/apps/locks/job/cfg", nil, zk.FlagPersistent, client.WithParents())
 	require.NoError(t, err)
 	_, err = a.Multi(ctx, &zk.CreateRequest{Path: "/apps/other", Flags: zk.FlagPersistent})
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
@@ -291,11 +292,11 @@ func (w *waiter) wait(ctx context.Context, target, early string) (waitEnd, error
 		if gone {
 			return earlyDeleted, nil
 		}
-		ew, ech = wt, wt.C()
+		ew, ech = wt, access.WatchC(wt)
 	}
 	select {
-	case ev, ok := <-tw.C():
-		ev = tw.Resolve(ev, ok)
+	case ev, ok := <-access.WatchC(tw):
+		ev = access.Resolve(tw, ev, ok)
 		wakeups.Add(1)
 		w.target.stop()
 		if ev.Type == zk.EventNodeDeleted {
@@ -303,7 +304,7 @@ func (w *waiter) wait(ctx context.Context, target, early string) (waitEnd, error
 		}
 		return targetChanged, nil
 	case ev, ok := <-ech:
-		ew.Resolve(ev, ok)
+		access.Resolve(ew, ev, ok)
 		wakeups.Add(1)
 		w.early.stop()
 		return earlyDeleted, nil
@@ -430,7 +431,7 @@ func abandonNode(ctx context.Context, c *client.Client, node client.ProtectedNod
 	// Past the bound, the session over, or a refusal: the guaranteed delete
 	// tries again within what is left of ctx, then in the background.
 	if err := c.DeleteGuaranteed(ctx, node.Path, node.Session); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
-		c.Logger().Warn("could not delete a node; it goes with its session", "path", node.Path, "err", err)
+		access.Logger(c).Warn("could not delete a node; it goes with its session", "path", node.Path, "err", err)
 	}
 }
 

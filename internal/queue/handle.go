@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // errZero is returned by every method of a zero handle.
@@ -111,7 +112,7 @@ func (h *Handle) lock(ctx context.Context, wait bool) error {
 		return zkrecipes.ErrUpgrade
 	}
 	// Not a reentry: a wait for a holding, reported to the client's hooks.
-	ctx, done := h.q.c.Hooks().StartAcquire(ctx, h.req.Recipe, h.q.dir)
+	ctx, done := access.StartAcquire(h.q.c, ctx, h.req.Recipe, h.q.dir)
 	err := h.acquireLocked(ctx, wait) // unlocks l.mu
 	done(err)
 	return err
@@ -252,7 +253,7 @@ func (h *Handle) joinLocked(ctx context.Context, wait bool, req Request, still f
 	l.mu.Unlock()
 	if held != nil {
 		if rerr := held.Release(context.WithoutCancel(ctx)); rerr != nil && !errors.Is(rerr, zkrecipes.ErrDeletePending) {
-			h.q.c.Logger().Warn("could not release a read taken after its write holding went", "node", held.Path(), "err", rerr)
+			access.Logger(h.q.c).Warn("could not release a read taken after its write holding went", "node", held.Path(), "err", rerr)
 		}
 	}
 	return err
@@ -369,7 +370,7 @@ func (h *Handle) Downgrade(ctx context.Context) error {
 	if rerr := held.Release(ctx); rerr != nil && !errors.Is(rerr, zkrecipes.ErrDeletePending) {
 		// The downgrade happened: the read holds. The write node goes with
 		// its session if its delete cannot be done.
-		h.q.c.Logger().Warn("downgraded, but the write node's delete failed", "node", held.Path(), "err", rerr)
+		access.Logger(h.q.c).Warn("downgraded, but the write node's delete failed", "node", held.Path(), "err", rerr)
 	}
 	return nil
 }

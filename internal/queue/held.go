@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // Held is a node that holds. Its Lost channel closes when holding can no
@@ -180,7 +181,7 @@ func (h *Held) markLost(cause error) bool {
 // lose closes Lost with zkrecipes.ErrLost (and logs why), unless it is closed already.
 func (h *Held) lose(why string) {
 	if h.markLost(zkrecipes.ErrLost) {
-		h.c.Logger().Info("holding lost", "node", h.node.Path, "why", why)
+		access.Logger(h.c).Info("holding lost", "node", h.node.Path, "why", why)
 	}
 }
 
@@ -253,7 +254,7 @@ func (h *Held) monitor(ctx context.Context, onRevoke func()) {
 		// Live may have closed Lost first (zkrecipes.ErrLost), and a release may
 		// then have ended the loop before it saw why: Cause says.
 		lost := h.cause == zkrecipes.ErrLost
-		h.c.Hooks().Release(h.rep.recipe, h.rep.dir, time.Since(h.since), lost) // once Lost is closed
+		access.Released(h.c, h.rep.recipe, h.rep.dir, time.Since(h.since), lost) // once Lost is closed
 	}()
 	sess, disc := h.node.Session, h.disc
 	var own <-chan zk.Event

@@ -69,7 +69,7 @@ func (b *Barrier) Set(ctx context.Context) error {
 		return err
 	}
 	defer stop()
-	_, err = b.c.CreateWithParents(octx, b.path, b.data, 0)
+	_, err = b.c.Create(octx, b.path, b.data, 0, client.WithParents())
 	if err == nil || errors.Is(err, zk.ErrNodeExists) {
 		return nil
 	}

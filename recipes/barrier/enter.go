@@ -162,7 +162,7 @@ func (e *entry) run(ctx context.Context) (int64, error) {
 func (e *entry) create(ctx context.Context) error {
 	cctx, cancel := e.d.cleanupCtx()
 	defer cancel()
-	_, err := e.d.c.CreateWithParents(cctx, e.own, e.d.data, zk.FlagEphemeral)
+	_, err := e.d.c.Create(cctx, e.own, e.d.data, zk.FlagEphemeral, client.WithParents())
 	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		// ErrNodeExists: a retry found the node its lost reply made (the
 		// name is this call's own UUID).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // leaving is one Leave call's state.
@@ -182,6 +183,6 @@ func (d *Double) deleteReady(ctx context.Context) {
 		return
 	}
 	if err := d.c.Delete(ctx, d.ready, st.Version); err != nil && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrBadVersion) {
-		d.c.Logger().Warn("barrier: could not delete the ready node", "path", d.ready, "err", err)
+		access.Logger(d.c).Warn("barrier: could not delete the ready node", "path", d.ready, "err", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
@@ -64,7 +65,7 @@ func New(c *client.Client, path string, opts ...Option) (*Cache, error) {
 		}
 	}
 	if o.logger == nil {
-		o.logger = c.Logger()
+		o.logger = access.Logger(c)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	root := &entry{path: path}

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
@@ -80,7 +81,7 @@ func (c *Cache) unsubscribe(s *pubsub.Sub[Event]) {
 // publishLocked hands ev to every subscriber; c.mu is held for writing, so
 // readers never see a view older than an event delivered.
 func (c *Cache) publishLocked(ev Event) {
-	c.cl.Hooks().Cache(c.path, ev.Type.String())
+	access.CacheEvent(c.cl, c.path, ev.Type.String())
 	for s := range c.subs {
 		s.Push(ev)
 	}

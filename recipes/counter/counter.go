@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -69,7 +70,7 @@ func New(c *client.Client, path string, opts ...Option) (*Counter, error) {
 		return nil, o.err
 	}
 	if o.policy == nil {
-		o.policy = c.RetryPolicy()
+		o.policy = access.RetryPolicy(c)
 	}
 	ct := &Counter{cl: c, path: path, full: underNamespace(c.Namespace(), path), policy: o.policy,
 		gate: make(chan struct{}, 1)}
@@ -136,7 +137,7 @@ func (c *Counter) ForceSet(ctx context.Context, n int64) error {
 	data := encode(n)
 	st, err := c.cl.Set(ctx, c.path, data, -1)
 	if errors.Is(err, zk.ErrNoNode) {
-		_, err = c.cl.CreateWithParents(ctx, c.path, data, zk.FlagPersistent)
+		_, err = c.cl.Create(ctx, c.path, data, zk.FlagPersistent, client.WithParents())
 		if err == nil {
 			st = &zk.Stat{Version: 0}
 		} else if errors.Is(err, zk.ErrNodeExists) {
@@ -165,7 +166,7 @@ func (c *Counter) Initialize(ctx context.Context, n int64) (bool, error) {
 	if err := c.usable(ctx); err != nil {
 		return false, c.wrap("initialize", err)
 	}
-	_, err := c.cl.CreateWithParents(ctx, c.path, encode(n), zk.FlagPersistent)
+	_, err := c.cl.Create(ctx, c.path, encode(n), zk.FlagPersistent, client.WithParents())
 	switch {
 	case err == nil:
 		c.remember(reading{known: true, exists: true, value: n, version: 0})

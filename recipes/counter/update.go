@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -263,7 +264,7 @@ func (c *Counter) readFor(ctx context.Context, overwrite bool) (reading, error) 
 // parents, and returns the reading to write over: the empty node at
 // version 0 if this call made it, else a fresh read.
 func (c *Counter) make(ctx context.Context, overwrite bool) (reading, error) {
-	_, err := c.cl.CreateWithParents(ctx, c.path, nil, zk.FlagPersistent)
+	_, err := c.cl.Create(ctx, c.path, nil, zk.FlagPersistent, client.WithParents())
 	switch {
 	case err == nil:
 		r := reading{known: true, exists: true, version: 0}
@@ -303,6 +304,6 @@ func (c *Counter) unlock(ctx context.Context) {
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockWait)
 	defer cancel()
 	if err := c.lock.Unlock(uctx); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
-		c.cl.Logger().Warn("counter: releasing the promoted lock failed", "path", c.path, "lock", c.lock.Path(), "err", err)
+		access.Logger(c.cl).Warn("counter: releasing the promoted lock failed", "path", c.path, "lock", c.lock.Path(), "err", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // Discovery registers service instances under a base path and queries
@@ -45,7 +46,7 @@ func New(c *client.Client, basePath string, opts ...Option) (*Discovery, error) 
 		}
 	}
 	if o.logger == nil {
-		o.logger = c.Logger()
+		o.logger = access.Logger(c)
 	}
 	return &Discovery{
 		c:      c,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -276,7 +277,7 @@ func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done ch
 			node = n
 			l.setNode(n)
 		}
-		actx, done := l.c.Hooks().StartAcquire(ctx, l.req.Recipe, l.path)
+		actx, done := access.StartAcquire(l.c, ctx, l.req.Recipe, l.path)
 		held, err := l.q.Resume(actx, l.req, node)
 		done(err)
 		if err != nil {
@@ -341,7 +342,7 @@ func (l *Latch) failed(ctx context.Context, b backoff.BackOff, what string, err 
 		return false
 	}
 	sleep := b.NextBackOff()
-	l.c.Logger().Info("leader latch: "+what+" failed; trying again", "path", l.path, "err", err, "sleep", sleep)
+	access.Logger(l.c).Info("leader latch: "+what+" failed; trying again", "path", l.path, "err", err, "sleep", sleep)
 	return queue.Sleep(ctx, sleep)
 }
 

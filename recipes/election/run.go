@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -62,7 +63,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 		}
 		var held *queue.Held
 		var err error
-		actx, done := c.Hooks().StartAcquire(ctx, req.Recipe, path)
+		actx, done := access.StartAcquire(c, ctx, req.Recipe, path)
 		if prev != nil {
 			held, err = q.Requeue(actx, prev, req)
 			prev = nil
@@ -78,7 +79,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 				return err
 			}
 			sleep := b.NextBackOff()
-			c.Logger().Info("leader loop: campaign failed; trying again", "path", path, "err", err, "sleep", sleep)
+			access.Logger(c).Info("leader loop: campaign failed; trying again", "path", path, "err", err, "sleep", sleep)
 			if !queue.Sleep(ctx, sleep) {
 				return ctx.Err()
 			}
@@ -104,7 +105,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 		}
 		prev = held
 		if leadErr != nil && !errors.Is(leadErr, context.Canceled) {
-			c.Logger().Info("leader loop: lead returned an error; campaigning again", "path", path, "err", leadErr)
+			access.Logger(c).Info("leader loop: lead returned an error; campaigning again", "path", path, "err", leadErr)
 		}
 	}
 }
@@ -119,6 +120,6 @@ func release(c *client.Client, held *queue.Held) {
 		cancel()
 	}
 	if err := held.Release(ctx); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
-		c.Logger().Warn("leader loop: could not delete the node; it goes with its session", "node", held.Path(), "err", err)
+		access.Logger(c).Warn("leader loop: could not delete the node; it goes with its session", "node", held.Path(), "err", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes"
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -125,7 +126,7 @@ func ExampleMutex_OwnerCheck() {
 	defer c.Close()
 
 	const state = "/examples/mutex/ownercheck-state"
-	if _, err := c.CreateWithParents(ctx, state, []byte("v0"), 0); err != nil {
+	if _, err := c.Create(ctx, state, []byte("v0"), 0, client.WithParents()); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -35,7 +35,7 @@ func (k *keeper) create(ctx context.Context) error {
 		var pn client.ProtectedNode
 		var err error
 		if n.o.ttlSet {
-			pn, err = k.cl.CreateProtectedTTL(ctx, target, data, flags, n.o.ttl)
+			pn, err = k.cl.CreateProtected(ctx, target, data, flags, client.WithTTL(n.o.ttl))
 		} else {
 			pn, err = k.cl.CreateProtected(ctx, target, data, flags)
 		}
@@ -58,9 +58,9 @@ func (k *keeper) create(ctx context.Context) error {
 	var p string
 	var err error
 	if n.o.ttlSet {
-		p, err = k.cl.CreateTTLWithParents(run, target, data, flags, n.o.ttl)
+		p, err = k.cl.Create(run, target, data, flags, client.WithTTL(n.o.ttl), client.WithParents())
 	} else {
-		p, err = k.cl.CreateWithParents(run, target, data, flags)
+		p, err = k.cl.Create(run, target, data, flags, client.WithParents())
 	}
 	switch {
 	case err == nil:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
@@ -75,7 +76,7 @@ func New(c *client.Client, path string, data []byte, opts ...Option) (*Node, err
 		return nil, err
 	}
 	if o.logger == nil {
-		o.logger = c.Logger()
+		o.logger = access.Logger(c)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Node{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
 	"github.com/go-zkrecipes/zkrecipes/retry"
@@ -62,7 +63,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int, wait bool) ([]*Lease, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ctx, done := s.c.Hooks().StartAcquire(ctx, s.recipe, s.path)
+	ctx, done := access.StartAcquire(s.c, ctx, s.recipe, s.path)
 	leases, err := s.acquireReported(ctx, n, wait)
 	done(err)
 	return leases, err
@@ -300,6 +301,6 @@ func (s *Semaphore) unlock() {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupWithin)
 	defer cancel()
 	if err := s.lock.Unlock(ctx); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
-		s.c.Logger().Warn("could not release the semaphore's locks mutex", "path", s.path, "err", err)
+		access.Logger(s.c).Warn("could not release the semaphore's locks mutex", "path", s.path, "err", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // Value is one reading of a count: the number and the node's stat at the
@@ -92,7 +93,7 @@ func NewCount(c *client.Client, path string, seed int32, opts ...Option) (*Count
 		opt(&o)
 	}
 	if o.logger == nil {
-		o.logger = c.Logger()
+		o.logger = access.Logger(c)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Count{
@@ -169,7 +170,7 @@ func (c *Count) Start(ctx context.Context) error {
 // returns a *BadDataError if the data is not a count.
 func (c *Count) first(ctx context.Context) (<-chan zk.Event, error) {
 	for {
-		_, createErr := c.cl.CreateWithParents(ctx, c.path, encode(c.seed), zk.FlagPersistent)
+		_, createErr := c.cl.Create(ctx, c.path, encode(c.seed), zk.FlagPersistent, client.WithParents())
 		// The server checks the parent's ACL before whether the node
 		// exists: a reader that may not create learns only by reading.
 		denied := errors.Is(createErr, zk.ErrNoAuth)
