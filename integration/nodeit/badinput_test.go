@@ -40,7 +40,6 @@ func TestNodeBadInput(t *testing.T) {
 			"unprotected seq":   {node.WithMode(node.EphemeralSequential)},
 			"unknown mode":      {node.WithMode(node.Mode(42))},
 			"nil option":        {nil},
-			"nil logger":        {node.WithLogger(nil)},
 			"TTL over the max.": {node.WithTTL(client.MaxTTL + time.Second)},
 		} {
 			_, err := node.New(r.c, "/svc/n", []byte("x"), opts...)

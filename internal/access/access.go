@@ -75,3 +75,12 @@ func WatchC(w any) <-chan zk.Event { return impl.WatchC(w) }
 // channel closed) the same event once that receiver has passed it on. It
 // also forgets the fired server watch.
 func Resolve(w any, ev zk.Event, ok bool) zk.Event { return impl.Resolve(w, ev, ok) }
+
+// RecipeLogger returns the client's logger with the attributes that tell a
+// recipe's lines apart: recipe (its name, "cache", "node", ...) and path.
+// Recipes log routine events at Debug and only what an operator must see
+// (something left behind, a failure that will not pass) at Warn: nothing
+// at Info, so a service that did not ask for zkrecipes' lines sees none.
+func RecipeLogger(c any, recipe, path string) *slog.Logger {
+	return impl.Logger(c).With("recipe", recipe, "path", path)
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
@@ -56,17 +57,10 @@ func New(c *client.Client, path string, opts ...Option) (*Cache, error) {
 		return nil, err
 	}
 	o := options{maxDepth: noLimit, maxFlight: defaultFlight}
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	if err := option.Apply("cache "+path, &o, opts); err != nil {
+		return nil, err
 	}
-	if o.logger == nil {
-		o.logger = access.Logger(c)
-	}
+	o.logger = access.RecipeLogger(c, "cache", path)
 	ctx, stop := context.WithCancel(context.Background())
 	root := &entry{path: path}
 	return &Cache{

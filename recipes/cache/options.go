@@ -72,18 +72,6 @@ func WithoutData() Option {
 	}
 }
 
-// WithLogger sets where the cache reports reads that failed and are retried
-// (default: the client's logger).
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return invalidArg("nil logger")
-		}
-		o.logger = l
-		return nil
-	}
-}
-
 // WithWatchPerNode keeps a watch on every cached node, as on a server
 // before ZooKeeper 3.6, even where one persistent recursive watch on the
 // root could serve (see the package documentation). The server then holds

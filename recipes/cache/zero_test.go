@@ -114,7 +114,6 @@ func TestNewArguments(t *testing.T) {
 		"depth 0":      cache.WithDepth(0),
 		"depth -1":     cache.WithDepth(-1),
 		"nil filter":   cache.WithFilter(nil),
-		"nil logger":   cache.WithLogger(nil),
 		"depth -1<<40": cache.WithDepth(-1 << 40),
 	}
 	for what, opt := range bad {

@@ -58,7 +58,7 @@ func (d *Discovery) newCache(name string, e *lifeErrors) (*Cache, error) {
 		return nil, invalidArg("service name %q: %s", name, reason)
 	}
 	p := d.pathForName(name)
-	cc, err := cache.New(d.c, p, cache.WithDepth(1), cache.WithLogger(d.log))
+	cc, err := cache.New(d.c, p, cache.WithDepth(1))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 )
 
 // Discovery registers service instances under a base path and queries
@@ -37,22 +38,14 @@ func New(c *client.Client, basePath string, opts ...Option) (*Discovery, error) 
 		return nil, err
 	}
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
-	}
-	if o.logger == nil {
-		o.logger = access.Logger(c)
+	if err := option.Apply("service discovery "+basePath, &o, opts); err != nil {
+		return nil, err
 	}
 	return &Discovery{
 		c:      c,
 		base:   basePath,
 		opt:    o,
-		log:    o.logger,
+		log:    access.RecipeLogger(c, "discovery", basePath),
 		regs:   map[string]*registration{},
 		caches: map[*Cache]struct{}{},
 	}, nil

@@ -1,13 +1,10 @@
 package discovery
 
-import "log/slog"
-
 // Option configures a Discovery.
 type Option func(*options) error
 
 type options struct {
 	enabledField bool
-	logger       *slog.Logger
 }
 
 // WithEnabledField writes the "enabled" field in the instances this
@@ -19,19 +16,6 @@ type options struct {
 func WithEnabledField() Option {
 	return func(o *options) error {
 		o.enabledField = true
-		return nil
-	}
-}
-
-// WithLogger sets where the Discovery, its caches and providers report
-// what they retry or skip (nodes whose data is no instance); default: the
-// client's logger.
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return invalidArg("nil logger")
-		}
-		o.logger = l
 		return nil
 	}
 }

@@ -1,6 +1,10 @@
 package discovery
 
-import "context"
+import (
+	"context"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
+)
 
 // Provider hands out instances of one service from a cached view, by a
 // strategy (Curator's ServiceProvider): GetInstance for one use,
@@ -24,13 +28,8 @@ func (d *Discovery) NewProvider(name string, opts ...ProviderOption) (*Provider,
 		return nil, err
 	}
 	o := providerOptions{down: DefaultDownInstancePolicy}
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	if err := option.Apply("service provider "+name, &o, opts); err != nil {
+		return nil, err
 	}
 	if o.strategy == nil {
 		o.strategy = RoundRobin()

@@ -82,8 +82,6 @@ func TestNewArguments(t *testing.T) {
 	}
 	_, err = discovery.New(c, "/services", nil)
 	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
-	_, err = discovery.New(c, "/services", discovery.WithLogger(nil))
-	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 
 	d, err := discovery.New(c, "/services")
 	require.NoError(t, err)

@@ -342,7 +342,7 @@ func (l *Latch) failed(ctx context.Context, b backoff.BackOff, what string, err 
 		return false
 	}
 	sleep := b.NextBackOff()
-	access.Logger(l.c).Info("leader latch: "+what+" failed; trying again", "path", l.path, "err", err, "sleep", sleep)
+	access.Logger(l.c).Debug("leader latch: "+what+" failed; trying again", "path", l.path, "err", err, "sleep", sleep)
 	return queue.Sleep(ctx, sleep)
 }
 

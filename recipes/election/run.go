@@ -79,7 +79,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 				return err
 			}
 			sleep := b.NextBackOff()
-			access.Logger(c).Info("leader loop: campaign failed; trying again", "path", path, "err", err, "sleep", sleep)
+			access.Logger(c).Debug("leader loop: campaign failed; trying again", "path", path, "err", err, "sleep", sleep)
 			if !queue.Sleep(ctx, sleep) {
 				return ctx.Err()
 			}
@@ -105,7 +105,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 		}
 		prev = held
 		if leadErr != nil && !errors.Is(leadErr, context.Canceled) {
-			access.Logger(c).Info("leader loop: lead returned an error; campaigning again", "path", path, "err", leadErr)
+			access.Logger(c).Debug("leader loop: lead returned an error; campaigning again", "path", path, "err", leadErr)
 		}
 	}
 }

@@ -3,13 +3,13 @@ package group
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
@@ -18,21 +18,7 @@ import (
 // Option configures a Member.
 type Option func(*options) error
 
-type options struct {
-	logger *slog.Logger
-}
-
-// WithLogger sets where the member's node and cache report trouble
-// (default: the client's logger).
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return invalidArg("nil logger")
-		}
-		o.logger = l
-		return nil
-	}
-}
+type options struct{}
 
 // Member is one member of a group: see the package documentation. It is
 // safe for concurrent use. A zero Member returns an error wrapping
@@ -76,25 +62,14 @@ func New(c *client.Client, path, id string, data []byte, opts ...Option) (*Membe
 		return nil, invalidArg("member id %q: %v", id, err)
 	}
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	if err := option.Apply("group member "+own, &o, opts); err != nil {
+		return nil, err
 	}
-	var nodeOpts []node.Option
-	var cacheOpts = []cache.Option{cache.WithDepth(1)}
-	if o.logger != nil {
-		nodeOpts = append(nodeOpts, node.WithLogger(o.logger))
-		cacheOpts = append(cacheOpts, cache.WithLogger(o.logger))
-	}
-	n, err := node.New(c, own, data, nodeOpts...)
+	n, err := node.New(c, own, data)
 	if err != nil {
 		return nil, err
 	}
-	v, err := cache.New(c, path, cacheOpts...)
+	v, err := cache.New(c, path, cache.WithDepth(1))
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,6 @@ func TestNewRejects(t *testing.T) {
 		{"id with a slash", func() error { _, err := group.New(c, "/g", "a/b", nil); return err }, zkrecipes.ErrInvalidArgument},
 		{"id ..", func() error { _, err := group.New(c, "/g", "..", nil); return err }, zkrecipes.ErrInvalidArgument},
 		{"nil option", func() error { _, err := group.New(c, "/g", "a", nil, nil); return err }, zkrecipes.ErrInvalidArgument},
-		{"nil logger", func() error { _, err := group.New(c, "/g", "a", nil, group.WithLogger(nil)); return err }, zkrecipes.ErrInvalidArgument},
 	}
 	for _, tc := range cases {
 		if err := tc.make(); !errors.Is(err, tc.want) {

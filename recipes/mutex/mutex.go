@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -20,26 +21,44 @@ type Mutex struct {
 	h *queue.Handle
 }
 
-// Option configures a lock handle (of this package or of package rwlock).
-type Option func(*queue.Options)
+// Option configures a Mutex.
+type Option func(*options) error
+
+// options are a lock handle's settings. The recipes built on this package
+// (rwlock, semaphore) set through them what users cannot: the marker, the
+// predicate, the local gate.
+type options = queue.Options
 
 // WithData sets the lock node's data (default: this host's IP address, as Curator).
 func WithData(data []byte) Option {
-	return func(o *queue.Options) { o.Data = append([]byte(nil), data...) }
+	return func(o *options) error {
+		o.Data = append([]byte{}, data...)
+		return nil
+	}
 }
 
 // WithRevocationListener registers f, called on its own goroutine when
 // another process asks the holder to release (see Revoke). f would normally
 // finish its work and Unlock.
+// A nil f is an error wrapping zkrecipes.ErrInvalidArgument from New.
 func WithRevocationListener(f func()) Option {
-	return func(o *queue.Options) { o.OnRevoke = f }
+	return func(o *options) error {
+		if f == nil {
+			return option.Invalid("nil revocation listener")
+		}
+		o.OnRevoke = f
+		return nil
+	}
 }
 
 // WithLostOnSessionLossOnly makes Lost close only when the session is lost,
 // not already when the connection is suspended. See the package
 // documentation for what that trades away.
 func WithLostOnSessionLossOnly() Option {
-	return func(o *queue.Options) { o.LostOnSessionLossOnly = true }
+	return func(o *options) error {
+		o.LostOnSessionLossOnly = true
+		return nil
+	}
 }
 
 // New returns a handle on the lock at path (relative to the client's

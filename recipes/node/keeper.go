@@ -237,7 +237,7 @@ func (k *keeper) take(path string, st *zk.Stat, cur *client.Session) {
 			n.log.Warn("persistent node: the node found at the path is not of the mode asked for; taken over all the same, as Curator does",
 				"path", path, "mode", n.o.mode, "ephemeralOwner", fmt.Sprintf("0x%x", uint64(owner)))
 		} else {
-			n.log.Info("persistent node: taking over the node found at the path", "path", path,
+			n.log.Debug("persistent node: taking over the node found at the path", "path", path,
 				"ephemeralOwner", fmt.Sprintf("0x%x", uint64(owner)))
 		}
 	}

@@ -75,15 +75,12 @@ func New(c *client.Client, path string, data []byte, opts ...Option) (*Node, err
 	if err != nil {
 		return nil, err
 	}
-	if o.logger == nil {
-		o.logger = access.Logger(c)
-	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Node{
 		cl:      c,
 		base:    path,
 		o:       o,
-		log:     o.logger,
+		log:     access.RecipeLogger(c, "node", path),
 		stopCtx: ctx,
 		stop:    stop,
 		poke:    make(chan struct{}, 1),

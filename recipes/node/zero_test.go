@@ -101,7 +101,6 @@ func TestNewArguments(t *testing.T) {
 		"ephemeral TTL, TTL first":          {node.WithTTL(time.Second), node.WithMode(node.EphemeralSequential), node.WithProtection()},
 		"unprotected ephemeral sequential":  {node.WithMode(node.EphemeralSequential)},
 		"unprotected persistent sequential": {node.WithMode(node.PersistentSequential)},
-		"nil logger":                        {node.WithLogger(nil)},
 	}
 	for name, opts := range bad {
 		if n, err := node.New(c, "/n", nil, opts...); !errors.Is(err, zkrecipes.ErrInvalidArgument) || n != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 )
 
 // Value is one reading of a count: the number and the node's stat at the
@@ -30,17 +31,9 @@ type Value struct {
 }
 
 // Option configures a Count.
-type Option func(*options)
+type Option func(*options) error
 
-type options struct {
-	logger *slog.Logger
-}
-
-// WithLogger sets where the watcher reports reads that failed (default: the
-// client's logger).
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) { o.logger = l }
-}
+type options struct{}
 
 // lifecycle of a Count.
 type phase int
@@ -86,21 +79,15 @@ func NewCount(c *client.Client, path string, seed int32, opts ...Option) (*Count
 		return nil, err
 	}
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		opt(&o)
-	}
-	if o.logger == nil {
-		o.logger = access.Logger(c)
+	if err := option.Apply("shared count "+path, &o, opts); err != nil {
+		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Count{
 		cl:      c,
 		path:    path,
 		seed:    seed,
-		log:     o.logger,
+		log:     access.RecipeLogger(c, "shared count", path),
 		stopCtx: ctx,
 		stop:    stop,
 		changes: make(chan Value, 1),
