@@ -7,8 +7,8 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestRealServer: a client on a real ZooKeeper server, through a fault
@@ -19,7 +19,7 @@ import (
 func TestRealServer(t *testing.T) {
 	itest.NoLeaks(t)
 	const timeout = 90 * time.Second
-	cluster := zkharness.ForTest(t)
+	cluster := zktest.ForTest(t)
 	ctx := itest.Ctx(t, timeout)
 	r := newRig(t)
 	link := itest.NewLink(t)

@@ -11,9 +11,9 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // rig is what most tests share: a client in a namespace of the test's own
@@ -33,7 +33,7 @@ type rig struct {
 // with a cluster of its own calls itest.NoLeaks before starting it: the
 // cluster's goroutines end when it closes, after the test's other
 // cleanups.)
-func newRig(t *testing.T, cl *zkharness.Cluster) *rig {
+func newRig(t *testing.T, cl *zktest.Cluster) *rig {
 	if cl == nil {
 		itest.NoLeaks(t)
 		cl = shared

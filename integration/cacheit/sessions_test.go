@@ -9,8 +9,8 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // The cache across faults of its connection, its session and its server:
@@ -31,7 +31,7 @@ func modes(t *testing.T, body func(t *testing.T, perNode bool, opts ...cache.Opt
 }
 
 // linked is a rig plus a second client, the cache's, behind a fault link.
-func linked(t *testing.T, cl *zkharness.Cluster, session time.Duration) (*rig, *client.Client, *states, func() int64) {
+func linked(t *testing.T, cl *zktest.Cluster, session time.Duration) (*rig, *client.Client, *states, func() int64) {
 	r := newRig(t, cl)
 	if cl == nil {
 		cl = shared
@@ -204,7 +204,7 @@ func TestCacheServerRestart(t *testing.T) { modes(t, testCacheServerRestart) }
 
 func testCacheServerRestart(t *testing.T, perNode bool, opts ...cache.Option) {
 	itest.NoLeaks(t) // before the cluster: it is checked after the cluster closed
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	// A session long enough to outlive a restart on a busy machine: these
 	// reconnects must be within the session.
 	r, cc, st, nreads := linked(t, cl, 20*time.Second)

@@ -136,7 +136,7 @@ func TestGroupMemberSessionExpiry(t *testing.T) {
 // connected to loses nothing: both members end seeing both, one node each.
 func TestGroupMemberEnsemble(t *testing.T) {
 	itest.NoLeaks(t)
-	cl := zkharnessEnsemble(t)
+	cl := zktestEnsemble(t)
 	ns := itest.Namespace(t)
 	c1 := itest.Connect(t, cl, itest.Opts{NS: ns, Timeout: 6 * time.Second})
 	c2 := itest.Connect(t, cl, itest.Opts{NS: ns, Timeout: 6 * time.Second})

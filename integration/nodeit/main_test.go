@@ -15,17 +15,17 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // shared is the single server most tests use, each under its own namespace.
 // Tests that stop or kill servers start their own.
-var shared *zkharness.Cluster
+var shared *zktest.Cluster
 
 func TestMain(m *testing.M) {
-	zkharness.RunMain(m, func(c *zkharness.Cluster) {
+	zktest.RunMain(m, func(c *zktest.Cluster) {
 		fmt.Fprintln(os.Stderr, "nodeit: shared cluster:", c)
 		shared = c
 	})
@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 // and an observer client in the same namespace that no fault touches.
 type rig struct {
 	t    *testing.T
-	cl   *zkharness.Cluster
+	cl   *zktest.Cluster
 	link *faultlink.Link
 	c    *client.Client
 	obs  *client.Client
@@ -43,7 +43,7 @@ type rig struct {
 
 // newRig connects the client under test (session timeout timeout) and the
 // observer to cl (the shared server when nil), in a namespace of the test's own.
-func newRig(t *testing.T, cl *zkharness.Cluster, timeout time.Duration) *rig {
+func newRig(t *testing.T, cl *zktest.Cluster, timeout time.Duration) *rig {
 	t.Helper()
 	if cl == nil {
 		cl = shared

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/group"
 )
 
@@ -16,13 +16,13 @@ import (
 func ExampleMember() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c1, err := zkharness.ConnectExample(ctx)
+	c1, err := itest.ConnectExample(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer c1.Close()
-	c2, err := zkharness.ConnectExample(ctx)
+	c2, err := itest.ConnectExample(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return

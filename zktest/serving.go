@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"bufio"
@@ -54,7 +54,7 @@ func (c *Cluster) WaitServing(ctx context.Context, i int) error {
 				return ErrClosed
 			}
 			if exitErr != nil {
-				return fmt.Errorf("zkharness: server %d (%s) is not running: %w%s", i, addr, exitErr, c.tail(i))
+				return fmt.Errorf("zktest: server %d (%s) is not running: %w%s", i, addr, exitErr, c.tail(i))
 			}
 		}
 		timer.Reset(pollInterval)
@@ -62,7 +62,7 @@ func (c *Cluster) WaitServing(ctx context.Context, i int) error {
 		case <-c.done:
 			return ErrClosed
 		case <-ctx.Done():
-			return fmt.Errorf("zkharness: server %d (%s) not serving: %w (last probe: %v)%s",
+			return fmt.Errorf("zktest: server %d (%s) not serving: %w (last probe: %v)%s",
 				i, addr, ctx.Err(), lastErr, c.tail(i))
 		case <-timer.C:
 		}
@@ -81,7 +81,7 @@ func (c *Cluster) Mode(ctx context.Context, i int) (string, error) {
 	}
 	mode, err := srvr(ctx, c.addrs[i])
 	if err != nil {
-		return "", fmt.Errorf("zkharness: server %d (%s): %w", i, c.addrs[i], err)
+		return "", fmt.Errorf("zktest: server %d (%s): %w", i, c.addrs[i], err)
 	}
 	return mode, nil
 }
@@ -104,7 +104,7 @@ func (c *Cluster) Leader(ctx context.Context) (int, error) {
 			return i, nil
 		}
 	}
-	return -1, fmt.Errorf("zkharness: no server reports itself leader: %w", errors.Join(errs...))
+	return -1, fmt.Errorf("zktest: no server reports itself leader: %w", errors.Join(errs...))
 }
 
 // ServerVersion asks server i once with "srvr" for the ZooKeeper version it
@@ -124,7 +124,7 @@ func (c *Cluster) ServerVersion(ctx context.Context, i int) (string, error) {
 			return v, nil
 		}
 	}
-	return "", fmt.Errorf("zkharness: server %d (%s): %w", i, c.addrs[i], err)
+	return "", fmt.Errorf("zktest: server %d (%s): %w", i, c.addrs[i], err)
 }
 
 // srvr sends the four-letter word "srvr" to addr and returns the server's mode

@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 )
 
 // missingImage names an image that exists nowhere.
-const missingImage = "zkharness.invalid/missing:never"
+const missingImage = "zktest.invalid/missing:never"
 
 // selectedBackends returns the backends this run exercises: the one forced by
 // ZK_BACKEND, or both when it is empty or "auto" (a machine of this project has

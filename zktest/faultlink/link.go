@@ -1,9 +1,9 @@
 // Package faultlink puts one ZooKeeper client's network path under a test's
 // control: a Link is a dialer (client.Dialer's shape, which is also
 // go-zookeeper's zk.Dialer) whose connections the test can cut, blackhole or
-// make lose the reply to one request, and which counts the client's requests
-// by opcode. It refers to no ZooKeeper server of its own, so it works with
-// any cluster (the zkharness package's, or a real one), and faults on one
+// make lose the reply to one request, whose session the test can expire on
+// the server, and which counts the client's requests by opcode. It refers to no ZooKeeper server of its own, so it works with
+// any cluster (the zktest package's, or a real one), and faults on one
 // link touch no other client.
 //
 //	link := faultlink.New()
@@ -16,6 +16,7 @@
 //	link.DropReplyTo(faultlink.OpCreate) // the server creates, the client never hears back
 //	link.Cut()                           // connection loss now; the session lives on
 //	link.Restore()
+//	err = link.ExpireSession(ctx)        // the server ends the session; the client sees it Lost
 package faultlink
 
 import (
@@ -70,6 +71,7 @@ type Link struct {
 	cuts     []*cutFault
 	requests map[int32]int64
 	dials    int64
+	session  *sessionInfo // the newest session a server gave; nil before
 }
 
 // armed is what every armed request fault has: the opcodes it fires on

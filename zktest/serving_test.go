@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"context"
@@ -110,9 +110,9 @@ func startLocal(ctx context.Context, cfg config, setup localSetup) (driver, endp
 	if err != nil {
 		return nil, endpoints{}, err
 	}
-	root, err := os.MkdirTemp("", "zkharness-")
+	root, err := os.MkdirTemp("", "zktest-")
 	if err != nil {
-		return nil, endpoints{}, fmt.Errorf("zkharness: temp dir: %w", err)
+		return nil, endpoints{}, fmt.Errorf("zktest: temp dir: %w", err)
 	}
 	d := &localDriver{cfg: cfg, setup: setup, root: root}
 	var peers strings.Builder
@@ -153,7 +153,7 @@ func startLocal(ctx context.Context, cfg config, setup localSetup) (driver, endp
 func (d *localDriver) writeFiles(s *localServer, peers string) error {
 	dataDir := filepath.Join(s.dir, "data")
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return fmt.Errorf("zkharness: %w", err)
+		return fmt.Errorf("zktest: %w", err)
 	}
 	c := d.cfg
 	var b strings.Builder
@@ -179,7 +179,7 @@ func (d *localDriver) writeFiles(s *localServer, peers string) error {
 	}
 	for path, content := range files {
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			return fmt.Errorf("zkharness: %w", err)
+			return fmt.Errorf("zktest: %w", err)
 		}
 	}
 	return nil
@@ -236,7 +236,7 @@ func (d *localDriver) startServer(_ context.Context, i int) error {
 	}
 	out, err := os.OpenFile(filepath.Join(s.dir, "console.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return fmt.Errorf("zkharness: %w", err)
+		return fmt.Errorf("zktest: %w", err)
 	}
 	args := []string{
 		"-Xmx256m",
@@ -269,7 +269,7 @@ func (d *localDriver) startServer(_ context.Context, i int) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		_ = out.Close()
-		return fmt.Errorf("zkharness: start java: %w", err)
+		return fmt.Errorf("zktest: start java: %w", err)
 	}
 	done := make(chan struct{})
 	s.cmd, s.done, s.waitErr = cmd, done, nil
@@ -445,7 +445,7 @@ const txnLogHeaderLen = 16
 func removeCutLogs(dir string) error {
 	logs, err := filepath.Glob(filepath.Join(dir, "log.*"))
 	if err != nil {
-		return fmt.Errorf("zkharness: %w", err)
+		return fmt.Errorf("zktest: %w", err)
 	}
 	for _, f := range logs {
 		st, err := os.Stat(f)
@@ -453,7 +453,7 @@ func removeCutLogs(dir string) error {
 			continue
 		}
 		if err := os.Remove(f); err != nil {
-			return fmt.Errorf("zkharness: removing a transaction log cut short: %w", err)
+			return fmt.Errorf("zktest: removing a transaction log cut short: %w", err)
 		}
 	}
 	return nil

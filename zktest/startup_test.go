@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"errors"
@@ -78,7 +78,7 @@ func TestStartFailureCleansUp(t *testing.T) {
 				jvmFlags: []string{"-XX:+ZkharnessNoSuchOption"},
 				launched: func(d driver) { drv = d },
 			}
-			opts := []Option{WithBackend(b), WithServers(2), WithLogger(discardLogger()), func(c *config) { c.hooks = hooks }}
+			opts := []Option{WithBackend(b), WithServers(2), WithLogger(discardLogger()), func(c *config) error { c.hooks = hooks; return nil }}
 			c, err := Start(testCtx(t, 2*time.Minute), opts...)
 			if err == nil {
 				_ = c.Close()
@@ -98,7 +98,7 @@ func TestStartFailureCleansUp(t *testing.T) {
 				t.Fatalf("failed Start left %v", left)
 			}
 			if b == BackendLocal {
-				if dirs, _ := filepath.Glob(filepath.Join(tmp, "zkharness-*")); len(dirs) > 0 {
+				if dirs, _ := filepath.Glob(filepath.Join(tmp, "zktest-*")); len(dirs) > 0 {
 					t.Fatalf("failed Start left %v", dirs)
 				}
 			}

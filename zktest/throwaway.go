@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 // ErrNoServers reports a server list (a -zk flag's value) that is not empty
 // but names no server, such as "," or " ".
-var ErrNoServers = errors.New("zkharness: server list names no server")
+var ErrNoServers = errors.New("zktest: server list names no server")
 
 // parseServers splits a comma-separated "host:port,..." list, as a -zk flag
 // takes it, trimming blanks and dropping empty items. An empty list gives
@@ -46,7 +46,7 @@ func ServersOrThrowaway(ctx context.Context, zkFlag string, opts ...Option) (ser
 	defer cancel()
 	cluster, err = Start(ctx, opts...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("zkharness: start a throwaway ZooKeeper (or name servers with -zk): %w", err)
+		return nil, nil, fmt.Errorf("zktest: start a throwaway ZooKeeper (or name servers with -zk): %w", err)
 	}
 	return cluster.Addrs(), cluster, nil
 }

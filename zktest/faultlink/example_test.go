@@ -9,20 +9,20 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // One client's network path under the example's control: the reply to a
 // create is lost, then the connection is cut and restored. Both are
 // connection loss, not session loss: the client is Suspended, then
 // Reconnected to the same session. The example starts its own throwaway
-// server through zkharness (ZK_BACKEND chooses docker or a local java
+// server through zktest (ZK_BACKEND chooses docker or a local java
 // process).
 func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cluster, err := zkharness.Start(ctx)
+	cluster, err := zktest.Start(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"context"
@@ -50,19 +50,19 @@ type TLSFiles struct {
 // certificate names 127.0.0.1 and localhost).
 func (f *TLSFiles) ClientConfig() (*tls.Config, error) {
 	if f == nil {
-		return nil, errors.New("zkharness: cluster was not started WithTLS")
+		return nil, errors.New("zktest: cluster was not started WithTLS")
 	}
 	caPEM, err := os.ReadFile(f.CAFile)
 	if err != nil {
-		return nil, fmt.Errorf("zkharness: %w", err)
+		return nil, fmt.Errorf("zktest: %w", err)
 	}
 	roots := x509.NewCertPool()
 	if !roots.AppendCertsFromPEM(caPEM) {
-		return nil, fmt.Errorf("zkharness: no certificate in %s", f.CAFile)
+		return nil, fmt.Errorf("zktest: no certificate in %s", f.CAFile)
 	}
 	cert, err := tls.LoadX509KeyPair(f.CertFile, f.KeyFile)
 	if err != nil {
-		return nil, fmt.Errorf("zkharness: %w", err)
+		return nil, fmt.Errorf("zktest: %w", err)
 	}
 	return &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }
@@ -92,9 +92,9 @@ func makeTLSFiles(ctx context.Context) (*TLSFiles, error) {
 		return nil, fmt.Errorf("%w: WithTLS makes the server's keystore with the JDK's keytool, not found in PATH (apt-get install -y default-jre-headless): %w",
 			ErrNoBackend, err)
 	}
-	dir, err := os.MkdirTemp("", "zkharness-tls-")
+	dir, err := os.MkdirTemp("", "zktest-tls-")
 	if err != nil {
-		return nil, fmt.Errorf("zkharness: temp dir: %w", err)
+		return nil, fmt.Errorf("zktest: temp dir: %w", err)
 	}
 	f := &TLSFiles{
 		Dir:        dir,
@@ -113,20 +113,20 @@ func makeTLSFiles(ctx context.Context) (*TLSFiles, error) {
 }
 
 func (f *TLSFiles) make(ctx context.Context, keytool string) error {
-	ca, err := newCA("zkharness test CA")
+	ca, err := newCA("zktest test CA")
 	if err != nil {
 		return err
 	}
 	if err := writePEM(f.CAFile, "CERTIFICATE", ca.cert.Raw); err != nil {
 		return err
 	}
-	clientDER, clientKey, err := ca.issue("zkharness client", []string{"127.0.0.1", "localhost"}, x509.ExtKeyUsageClientAuth)
+	clientDER, clientKey, err := ca.issue("zktest client", []string{"127.0.0.1", "localhost"}, x509.ExtKeyUsageClientAuth)
 	if err != nil {
 		return err
 	}
 	keyDER, err := x509.MarshalPKCS8PrivateKey(clientKey)
 	if err != nil {
-		return fmt.Errorf("zkharness: %w", err)
+		return fmt.Errorf("zktest: %w", err)
 	}
 	if err := writePEM(f.CertFile, "CERTIFICATE", clientDER); err != nil {
 		return err
@@ -146,7 +146,7 @@ func (f *TLSFiles) keystores(ctx context.Context, keytool string, ca *authority)
 	chainFile := filepath.Join(f.Dir, "server-chain.pem")
 	steps := [][]string{
 		append([]string{"-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1",
-			"-dname", "CN=zkharness server", "-validity", "7", "-keystore", f.KeyStore, "-keypass", f.Password}, store...),
+			"-dname", "CN=zktest server", "-validity", "7", "-keystore", f.KeyStore, "-keypass", f.Password}, store...),
 		append([]string{"-certreq", "-alias", "server", "-keystore", f.KeyStore, "-file", csrFile}, store...),
 	}
 	for _, args := range steps {
@@ -156,23 +156,23 @@ func (f *TLSFiles) keystores(ctx context.Context, keytool string, ca *authority)
 	}
 	csrPEM, err := os.ReadFile(csrFile)
 	if err != nil {
-		return fmt.Errorf("zkharness: %w", err)
+		return fmt.Errorf("zktest: %w", err)
 	}
 	block, _ := pem.Decode(csrPEM)
 	if block == nil {
-		return fmt.Errorf("zkharness: keytool wrote no certificate request in %s", csrFile)
+		return fmt.Errorf("zktest: keytool wrote no certificate request in %s", csrFile)
 	}
 	csr, err := x509.ParseCertificateRequest(block.Bytes)
 	if err != nil {
-		return fmt.Errorf("zkharness: keytool's certificate request: %w", err)
+		return fmt.Errorf("zktest: keytool's certificate request: %w", err)
 	}
-	serverDER, err := ca.sign(csr.PublicKey, "zkharness server", serverCertHosts, x509.ExtKeyUsageServerAuth)
+	serverDER, err := ca.sign(csr.PublicKey, "zktest server", serverCertHosts, x509.ExtKeyUsageServerAuth)
 	if err != nil {
 		return err
 	}
 	chain := append(pemBytes("CERTIFICATE", serverDER), pemBytes("CERTIFICATE", ca.cert.Raw)...)
 	if err := os.WriteFile(chainFile, chain, 0o644); err != nil {
-		return fmt.Errorf("zkharness: %w", err)
+		return fmt.Errorf("zktest: %w", err)
 	}
 	steps = [][]string{
 		append([]string{"-importcert", "-noprompt", "-trustcacerts", "-alias", "server", "-keystore", f.KeyStore, "-file", chainFile}, store...),
@@ -190,7 +190,7 @@ func (f *TLSFiles) keystores(ctx context.Context, keytool string, ca *authority)
 func runKeytool(ctx context.Context, keytool string, args []string) error {
 	out, err := exec.CommandContext(ctx, keytool, args...).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("zkharness: keytool %s: %w: %s", args[0], err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("zktest: keytool %s: %w: %s", args[0], err, strings.TrimSpace(string(out)))
 	}
 	return nil
 }
@@ -241,7 +241,7 @@ type authority struct {
 func newCA(cn string) (*authority, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, fmt.Errorf("zkharness: %w", err)
+		return nil, fmt.Errorf("zktest: %w", err)
 	}
 	now := time.Now()
 	tmpl := &x509.Certificate{
@@ -255,11 +255,11 @@ func newCA(cn string) (*authority, error) {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		return nil, fmt.Errorf("zkharness: %w", err)
+		return nil, fmt.Errorf("zktest: %w", err)
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		return nil, fmt.Errorf("zkharness: %w", err)
+		return nil, fmt.Errorf("zktest: %w", err)
 	}
 	return &authority{cert: cert, key: key}, nil
 }
@@ -279,7 +279,7 @@ func SelfSignedCA(cn string) (*x509.Certificate, error) {
 func (a *authority) issue(cn string, hosts []string, usage x509.ExtKeyUsage) ([]byte, *ecdsa.PrivateKey, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, nil, fmt.Errorf("zkharness: %w", err)
+		return nil, nil, fmt.Errorf("zktest: %w", err)
 	}
 	der, err := a.sign(&key.PublicKey, cn, hosts, usage)
 	return der, key, err
@@ -305,7 +305,7 @@ func (a *authority) sign(pub any, cn string, hosts []string, usage x509.ExtKeyUs
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.cert, pub, a.key)
 	if err != nil {
-		return nil, fmt.Errorf("zkharness: sign a certificate: %w", err)
+		return nil, fmt.Errorf("zktest: sign a certificate: %w", err)
 	}
 	return der, nil
 }
@@ -324,7 +324,7 @@ func pemBytes(kind string, der []byte) []byte {
 
 func writePEM(path, kind string, der []byte) error {
 	if err := os.WriteFile(path, pemBytes(kind, der), 0o600); err != nil {
-		return fmt.Errorf("zkharness: %w", err)
+		return fmt.Errorf("zktest: %w", err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"fmt"
@@ -41,9 +41,9 @@ const (
 	// EnvVerbose, when true ("1", "true"...), lets testcontainers-go print
 	// its own messages (its banner naming the Docker host, API version and
 	// session, container events) to stderr as it does by default. Otherwise
-	// the docker backend sends them to the harness logger (WithLogger; the
+	// the docker backend sends them to zktest's logger (WithLogger; the
 	// process-wide ones to slog.Default()) at debug level.
-	EnvVerbose = "ZK_HARNESS_VERBOSE"
+	EnvVerbose = "ZKTEST_VERBOSE"
 )
 
 // DefaultImage is the image used when neither WithImage nor ZK_IMAGE names one:
@@ -57,8 +57,9 @@ const (
 	DefaultContainerCheckInterval = 500 * time.Millisecond
 )
 
-// Option configures Start.
-type Option func(*config)
+// Option configures Start (and ForTest, RunMain, ServersOrThrowaway). A bad
+// value makes Start fail with an error wrapping ErrInvalidOption.
+type Option func(*config) error
 
 type config struct {
 	servers           int
@@ -84,25 +85,33 @@ type testHooks struct {
 }
 
 // WithServers sets the number of servers; 1 (the default) runs a standalone
-// server, more run an ensemble. Start rejects n < 1.
+// server, more run an ensemble. Start rejects n < 1. (It takes a count, where
+// client.WithServers takes the addresses: Cluster.Addrs.)
 func WithServers(n int) Option {
-	return func(c *config) { c.servers = n }
+	return func(c *config) error {
+		c.servers = n
+		return nil
+	}
 }
 
 // WithBackend forces a backend. Without it the ZK_BACKEND environment variable
 // decides ("docker", "local", or empty/"auto" for automatic choice). An explicit
 // backend never falls back to the other one.
 func WithBackend(b Backend) Option {
-	return func(c *config) {
+	return func(c *config) error {
 		c.backend = b
 		c.backendSet = true
+		return nil
 	}
 }
 
 // WithImage sets the docker image (default: ZK_IMAGE, else DefaultImage). The
 // image must exist locally; Start never pulls.
 func WithImage(ref string) Option {
-	return func(c *config) { c.image = ref }
+	return func(c *config) error {
+		c.image = ref
+		return nil
+	}
 }
 
 // WithVersion sets the ZooKeeper version the servers run (default:
@@ -115,27 +124,37 @@ func WithImage(ref string) Option {
 // wrapping ErrInvalidOption, since the image decides the version there.
 // WithTLS needs 3.5 or later.
 func WithVersion(v string) Option {
-	return func(c *config) {
+	return func(c *config) error {
 		c.version = v
 		c.versionSet = true
+		return nil
 	}
 }
 
 // WithTickTime sets ZooKeeper's tickTime (default 200ms). The server accepts
 // session timeouts from 2 to the configured maximum.
 func WithTickTime(d time.Duration) Option {
-	return func(c *config) { c.tickTime = d }
+	return func(c *config) error {
+		c.tickTime = d
+		return nil
+	}
 }
 
 // WithMaxSessionTimeout sets maxSessionTimeout (default 60s).
 func WithMaxSessionTimeout(d time.Duration) Option {
-	return func(c *config) { c.maxSessionTimeout = d }
+	return func(c *config) error {
+		c.maxSessionTimeout = d
+		return nil
+	}
 }
 
 // WithContainerCheckInterval sets how often the servers reap empty container
 // znodes (the znode.container.checkIntervalMs system property; default 500ms).
 func WithContainerCheckInterval(d time.Duration) Option {
-	return func(c *config) { c.containerCheck = d }
+	return func(c *config) error {
+		c.containerCheck = d
+		return nil
+	}
 }
 
 // WithTLS gives every server a secure client port besides its plain one:
@@ -146,13 +165,19 @@ func WithContainerCheckInterval(d time.Duration) Option {
 // TLS the files a client needs (Cluster.TLS().ClientConfig()). The server
 // requires a client certificate signed by the cluster's authority.
 func WithTLS() Option {
-	return func(c *config) { c.tls = true }
+	return func(c *config) error {
+		c.tls = true
+		return nil
+	}
 }
 
-// WithLogger sets the logger for the harness's own messages (default
+// WithLogger sets the logger for zktest's own messages (default
 // slog.Default()). Server logs never go to it.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.logger = l }
+	return func(c *config) error {
+		c.logger = l
+		return nil
+	}
 }
 
 // newConfig applies opts over the defaults and the environment and validates
@@ -165,8 +190,11 @@ func newConfig(opts []Option) (config, error) {
 		containerCheck:    DefaultContainerCheckInterval,
 	}
 	for _, o := range opts {
-		if o != nil {
-			o(&c)
+		if o == nil {
+			continue
+		}
+		if err := o(&c); err != nil {
+			return c, err
 		}
 	}
 	if !c.backendSet {

@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"context"
@@ -100,7 +100,7 @@ func Start(ctx context.Context, opts ...Option) (*Cluster, error) {
 		_ = c.Close()
 		return nil, err
 	}
-	cfg.logger.Info("zkharness: "+c.String(), "addrs", c.ConnectString())
+	cfg.logger.Info("zktest: "+c.String(), "addrs", c.ConnectString())
 	return c, nil
 }
 
@@ -131,7 +131,7 @@ func launch(ctx context.Context, cfg config) (Backend, driver, endpoints, error)
 		d, eps, err := startDocker(ctx, cfg, cli)
 		return BackendDocker, d, eps, err
 	}
-	cfg.logger.Info("zkharness: docker backend unavailable, trying local", "reason", dockerErr.Error())
+	cfg.logger.Info("zktest: docker backend unavailable, trying local", "reason", dockerErr.Error())
 	lc, localErr := localAvailable(cfg.version)
 	if localErr != nil {
 		return "", nil, endpoints{}, fmt.Errorf("%w: docker: %w; local: %w", ErrNoBackend, dockerErr, localErr)
@@ -165,7 +165,7 @@ func (c *Cluster) waitAll(parent context.Context) error {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("zkharness: %s did not start: %w", c.String(), err)
+		return fmt.Errorf("zktest: %s did not start: %w", c.String(), err)
 	}
 	return nil
 }
@@ -199,7 +199,7 @@ func (c *Cluster) TickTime() time.Duration { return c.cfg.tickTime }
 // String describes the cluster, e.g. "backend=docker image=zookeeper:3.9 servers=3".
 func (c *Cluster) String() string {
 	if c == nil || c.drv == nil {
-		return "zkharness.Cluster(not started)"
+		return "zktest.Cluster(not started)"
 	}
 	s := "backend=" + string(c.kind)
 	if d := c.drv.describe(); d != "" {
@@ -396,7 +396,7 @@ func (c *Cluster) doClose() {
 		c.serverMu[i].Unlock()
 	}
 	if err != nil {
-		c.closeErr = fmt.Errorf("zkharness: close %s: %w", c.String(), err)
+		c.closeErr = fmt.Errorf("zktest: close %s: %w", c.String(), err)
 	}
 }
 
@@ -405,7 +405,7 @@ func (c *Cluster) getState(i int) serverState { return serverState(c.state[i].Lo
 func (c *Cluster) setState(i int, s serverState) { c.state[i].Store(int32(s)) }
 
 func (c *Cluster) wrap(op string, i int, err error) error {
-	return fmt.Errorf("zkharness: %s server %d (%s): %w", op, i, c.addrs[i], err)
+	return fmt.Errorf("zktest: %s server %d (%s): %w", op, i, c.addrs[i], err)
 }
 
 // tail formats the end of server i's log for an error message.

@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"fmt"
@@ -29,7 +29,7 @@ func freePorts(n int) ([]int, error) {
 	}()
 	for tries := 0; len(ports) < n; tries++ {
 		if tries >= portTries*n {
-			return nil, fmt.Errorf("zkharness: no free port in [%d, %d) after %d tries", portLow, portHigh, tries)
+			return nil, fmt.Errorf("zktest: no free port in [%d, %d) after %d tries", portLow, portHigh, tries)
 		}
 		port := portLow + rand.IntN(portHigh-portLow)
 		ln, err := net.Listen("tcp", loopbackAddr(port))

@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"context"
@@ -20,15 +20,15 @@ func ForTest(tb testing.TB, opts ...Option) *Cluster {
 	defer cancel()
 	c, err := Start(ctx, opts...)
 	if err != nil {
-		tb.Fatalf("zkharness: start ZooKeeper: %v", err)
+		tb.Fatalf("zktest: start ZooKeeper: %v", err)
 		return nil
 	}
 	tb.Cleanup(func() {
 		if err := c.Close(); err != nil {
-			tb.Errorf("zkharness: %v", err)
+			tb.Errorf("zktest: %v", err)
 		}
 	})
-	tb.Logf("zkharness: %s at %s", c, c.ConnectString())
+	tb.Logf("zktest: %s at %s", c, c.ConnectString())
 	return c
 }
 
@@ -41,13 +41,13 @@ func RunMain(m *testing.M, use func(*Cluster), opts ...Option) {
 	c, err := Start(ctx, opts...)
 	cancel()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "zkharness: cannot start ZooKeeper (tests are never skipped):", err)
+		fmt.Fprintln(os.Stderr, "zktest: cannot start ZooKeeper (tests are never skipped):", err)
 		os.Exit(1)
 	}
 	use(c)
 	code := m.Run()
 	if err := c.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "zkharness: stop ZooKeeper:", err)
+		fmt.Fprintln(os.Stderr, "zktest: stop ZooKeeper:", err)
 		if code == 0 {
 			code = 1
 		}

@@ -1,4 +1,4 @@
-package zkharness
+package itest
 
 import (
 	"bytes"
@@ -10,18 +10,19 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // exampleServers are the addresses of the server RunExamples started.
 var exampleServers []string
 
 // RunExamples is the TestMain body of a package of godoc examples: one
-// throwaway server for the whole package (see RunMain: never skipped), with
+// throwaway server for the whole package (see zktest.RunMain: never skipped), with
 // the clients' connection-state logs quieted to warnings, since they would
 // mix with the examples' output. ConnectExample connects to it.
-func RunExamples(m *testing.M, opts ...Option) {
+func RunExamples(m *testing.M, opts ...zktest.Option) {
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	RunMain(m, func(c *Cluster) { exampleServers = c.Addrs() }, opts...)
+	zktest.RunMain(m, func(c *zktest.Cluster) { exampleServers = c.Addrs() }, opts...)
 }
 
 // ConnectExample starts a client with a session of its own (10 s timeout) on

@@ -33,6 +33,10 @@ type proxyConn struct {
 	parser frameParser
 	frames []frame
 
+	// rmu guards sniffer, which reads the server's connect response.
+	rmu     sync.Mutex
+	sniffer connectSniffer
+
 	// mu guards dropTimer and the closing of closed.
 	mu        sync.Mutex
 	closed    chan struct{}
@@ -64,8 +68,20 @@ func (c *proxyConn) Read(p []byte) (int, error) {
 			// The server hung up, but a partitioned client would not know.
 			return 0, c.hold()
 		default:
+			c.sniff(p[:n])
 			return n, err
 		}
+	}
+}
+
+// sniff passes bytes from the server to the connect response sniffer and
+// tells the link the session once it is complete.
+func (c *proxyConn) sniff(b []byte) {
+	c.rmu.Lock()
+	id, passwd, timeout, ok := c.sniffer.feed(b)
+	c.rmu.Unlock()
+	if ok {
+		c.link.noteSession(c.addr, id, passwd, timeout)
 	}
 }
 

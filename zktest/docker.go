@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"context"
@@ -26,7 +26,7 @@ import (
 
 // LabelCluster is the docker label carried by every container and network a
 // docker-backed Cluster creates; its value identifies the cluster.
-const LabelCluster = "org.zkrecipes.zkharness.cluster"
+const LabelCluster = "org.zkrecipes.zktest.cluster"
 
 // dockerProbeTimeout bounds the check that a Docker engine answers.
 const dockerProbeTimeout = 10 * time.Second
@@ -86,7 +86,7 @@ func dockerAvailable(ctx context.Context, image string) (*testcontainers.DockerC
 // so caching delays elections by many seconds; this file (passed with
 // -Djava.security.properties) turns the cache down.
 const (
-	dnsSecurityFile       = "/tmp/zkharness-dns.security"
+	dnsSecurityFile       = "/tmp/zktest-dns.security"
 	dnsSecurityProperties = "networkaddress.cache.ttl=1\nnetworkaddress.cache.negative.ttl=0\n"
 )
 
@@ -130,17 +130,17 @@ func (d *dockerDriver) launch(ctx context.Context) (endpoints, error) {
 	if n > 1 {
 		nw, err := tcnetwork.New(ctx, tcnetwork.WithLabels(labels))
 		if err != nil {
-			return endpoints{}, fmt.Errorf("zkharness: create docker network: %w", err)
+			return endpoints{}, fmt.Errorf("zktest: create docker network: %w", err)
 		}
 		d.network = nw
 	}
 	clientPort, err := network.ParsePort("2181/tcp")
 	if err != nil {
-		return endpoints{}, fmt.Errorf("zkharness: %w", err)
+		return endpoints{}, fmt.Errorf("zktest: %w", err)
 	}
 	securePort, err := network.ParsePort(fmt.Sprintf("%d/tcp", containerSecurePort))
 	if err != nil {
-		return endpoints{}, fmt.Errorf("zkharness: %w", err)
+		return endpoints{}, fmt.Errorf("zktest: %w", err)
 	}
 	loopback := netip.AddrFrom4([4]byte{127, 0, 0, 1})
 	var eps endpoints
@@ -155,7 +155,7 @@ func (d *dockerDriver) launch(ctx context.Context) (endpoints, error) {
 		}
 		opts := []testcontainers.ContainerCustomizer{
 			testcontainers.WithLogger(containerLogger(d.cfg.logger)),
-			testcontainers.WithName(fmt.Sprintf("zkharness-%s-zk%d", d.id, i+1)),
+			testcontainers.WithName(fmt.Sprintf("zktest-%s-zk%d", d.id, i+1)),
 			testcontainers.WithLabels(labels),
 			testcontainers.WithExposedPorts(exposed...),
 			testcontainers.WithEnv(d.env(i)),
@@ -180,7 +180,7 @@ func (d *dockerDriver) launch(ctx context.Context) (endpoints, error) {
 			d.ctrs = append(d.ctrs, ctr)
 		}
 		if err != nil {
-			return endpoints{}, fmt.Errorf("zkharness: run container for server %d: %w", i, err)
+			return endpoints{}, fmt.Errorf("zktest: run container for server %d: %w", i, err)
 		}
 	}
 	return eps, nil
@@ -420,7 +420,7 @@ type slogPrintf struct {
 
 // Printf logs one testcontainers message at debug level.
 func (s slogPrintf) Printf(format string, v ...any) {
-	s.l.Debug("zkharness: testcontainers: " + strings.TrimSpace(fmt.Sprintf(format, v...)))
+	s.l.Debug("zktest: testcontainers: " + strings.TrimSpace(fmt.Sprintf(format, v...)))
 }
 
 // randomID returns a short random hex string naming one cluster's resources.

@@ -1,4 +1,4 @@
-package zkharness
+package zktest
 
 import (
 	"errors"
@@ -44,7 +44,7 @@ func testStandalone(t *testing.T, b Backend) {
 	if got := c.Backend(); got != b {
 		t.Fatalf("Backend() = %q, want %q", got, b)
 	}
-	if !strings.Contains(logs.String(), "zkharness: backend="+string(b)) {
+	if !strings.Contains(logs.String(), "zktest: backend="+string(b)) {
 		t.Errorf("log lacks the backend line:\n%s", logs)
 	}
 	if b == BackendLocal && !strings.Contains(logs.String(), "docker backend unavailable") {
