@@ -15,7 +15,8 @@ import (
 type FailoverTally struct {
 	// Scenario describes the fault, for the table.
 	Scenario string
-	Rounds   int
+	// Rounds is how many rounds were played.
+	Rounds int
 	// TwoHolders counts rounds in which the second client got the lock
 	// while the first still held it by the lock's own rules (within its
 	// lease; for ZooKeeper, while its node existed and it had not begun to

@@ -56,8 +56,10 @@ type PauseConfig struct {
 
 // Round is what one round of one lock showed.
 type Round struct {
+	// Kind is the lock.
 	Kind Kind
-	N    int
+	// N is the round's number, from 1 (a replayed round takes the next).
+	N int
 	// Paused is how long the holder's process was stopped: until the other
 	// contender had taken the lock and written.
 	Paused time.Duration
@@ -74,7 +76,9 @@ type Round struct {
 
 // Tally is one lock's outcome over all its rounds.
 type Tally struct {
-	Kind   Kind
+	// Kind is the lock.
+	Kind Kind
+	// Rounds is how many rounds were played to the end.
 	Rounds int
 	// Overlaps counts rounds whose resource history shows two holdings at
 	// once (see Round.Overlap).

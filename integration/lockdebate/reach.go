@@ -22,9 +22,10 @@ var ErrUnreachable = errors.New("unreachable")
 type UnreachableError struct {
 	What string // "Redis", "the database", "ZooKeeper"
 	Addr string // as given, a DSN without its password
-	Err  error
+	Err  error  // why: the dial's or the first request's error
 }
 
+// Error says which server did not answer, where, and why.
 func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("%s at %s is unreachable: %v", e.What, e.Addr, e.Err)
 }
