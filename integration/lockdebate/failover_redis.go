@@ -18,9 +18,9 @@ type FailoverTally struct {
 	// Rounds is how many rounds were played.
 	Rounds int
 	// TwoHolders counts rounds in which the second client got the lock
-	// while the first still held it by the lock's own rules (within its
-	// lease; for ZooKeeper, while its node existed and it had not begun to
-	// release it).
+	// while the first still held it by the lock's own rules: within its
+	// lease (Redis); for ZooKeeper, before the first began to release it
+	// while its Lost() was open, its node existed or its session lived.
 	TwoHolders int
 	// Kept counts rounds in which the first client's lock outlived the
 	// fault: the key on the promoted Redis replica, the lock node after a

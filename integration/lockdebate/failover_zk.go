@@ -119,7 +119,7 @@ func zkFailoverRound(ctx context.Context, cluster *zkharness.Cluster, cfg ZKFail
 	if err := ma.Lock(ctx); err != nil {
 		return false, false, fmt.Errorf("A: %w", err)
 	}
-	aNode := ma.Node()
+	aNode, aSession := ma.Node(), ca.Session()
 	killErr := cluster.KillServer(ctx, leader) // right after the grant
 	defer func() {
 		// Back to three servers for the next round.
@@ -154,6 +154,15 @@ func zkFailoverRound(ctx context.Context, cluster *zkharness.Cluster, cfg ZKFail
 	if err != nil {
 		return false, false, errors.Join(fmt.Errorf("A: look for its node after the failover: %w", err), ma.Unlock(ctx))
 	}
+	// Did A's session live through the election? A session never comes
+	// back once ended, so if the connection that answered is still on it,
+	// A's holding was live all along: its node could not have gone.
+	survived := ca.Session() == aSession
+	select {
+	case <-aSession.Done():
+		survived = false
+	default:
+	}
 	var g bGrant
 	early := false
 	select {
@@ -172,7 +181,10 @@ func zkFailoverRound(ctx context.Context, cluster *zkharness.Cluster, cfg ZKFail
 	if g.err != nil {
 		return false, kept, fmt.Errorf("B: %w", g.err)
 	}
-	two = !g.aReleasing && (g.aLostOpen || g.aNode)
+	// Two holders: B got the lock before A began to release it while A's
+	// holding could not have ended (its Lost() open, its node there, or its
+	// session alive after the election).
+	two = !g.aReleasing && (g.aLostOpen || g.aNode || survived)
 	return two, kept, mb.Unlock(ctx)
 }
 

@@ -66,14 +66,8 @@ func startMariaDB(ctx context.Context, installDB, mariadbd, dir string) (*MariaD
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case <-install.done:
-	case <-ctx.Done():
-		_ = install.kill()
-		return nil, ctx.Err()
-	}
-	if install.waitErr != nil {
-		return nil, fmt.Errorf("mariadb-install-db failed (%v); the end of its log:\n%s", install.waitErr, install.logTail())
+	if err := install.wait(ctx); err != nil {
+		return nil, fmt.Errorf("mariadb-install-db failed (%w); the end of its log:\n%s", err, install.logTail())
 	}
 	for attempt := 1; ; attempt++ {
 		m, err := startMariaDBOnce(ctx, mariadbd, dir, who)

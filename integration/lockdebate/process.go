@@ -1,6 +1,7 @@
 package lockdebate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -108,6 +109,20 @@ func (p *proc) exited() error {
 	default:
 		return nil
 	}
+}
+
+// wait waits until the process exits and returns how (nil: status 0). If
+// ctx ends first, it kills the process.
+func (p *proc) wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		_ = p.kill()
+		return ctx.Err()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waitErr
 }
 
 // signal sends sig to the process group; a group that is gone is no error.
