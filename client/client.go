@@ -118,11 +118,11 @@ func (c *Client) Start(ctx context.Context) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return ErrClosed
+		return errClosed
 	}
 	if c.started {
 		c.mu.Unlock()
-		return ErrAlreadyStarted
+		return errAlreadyStarted
 	}
 	c.started = true
 	gen := c.nextGenLocked()
@@ -149,7 +149,7 @@ func (c *Client) Start(ctx context.Context) error {
 		c.awaitUp(ctx)
 		return nil
 	case <-c.closedCh:
-		return ErrClosed
+		return errClosed
 	case <-ctx.Done():
 	case refused = <-sw.fail:
 	}
@@ -196,7 +196,7 @@ const upWithin = 2 * time.Second
 
 // Close ends the session (its ephemeral nodes go with it), closes every
 // subscriber channel and stops every background goroutine. It is idempotent;
-// afterwards every call returns ErrClosed.
+// afterwards every call returns zkrecipes.ErrClosed.
 func (c *Client) Close() error {
 	if c == nil || c.closedCh == nil {
 		return errZeroClient()
@@ -211,7 +211,7 @@ func (c *Client) Close() error {
 	c.markDisconnectedLocked()
 	c.stopExpiryLocked()
 	if c.sess != nil {
-		c.sess.end(ErrClosed)
+		c.sess.end(errClosed)
 	}
 	conn := c.conn
 	c.conn = nil
@@ -302,14 +302,6 @@ func (c *Client) Namespace() string {
 	return c.cfg.namespace
 }
 
-// Logger is the client's logger, for recipes built on it.
-func (c *Client) Logger() *slog.Logger {
-	if c == nil || c.closedCh == nil {
-		return slog.Default()
-	}
-	return c.log
-}
-
 // Conn returns the current connection once it can carry requests
 // (connected, with a session, credentials sent), for requests this package
 // does not wrap or that must not be retried. Paths given to it are not
@@ -369,7 +361,7 @@ func (c *Client) waitUntil(ctx context.Context, ready func() (bool, <-chan struc
 		select {
 		case <-wake:
 		case <-c.closedCh:
-			return ErrClosed
+			return errClosed
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -380,9 +372,9 @@ func (c *Client) waitUntil(ctx context.Context, ready func() (bool, <-chan struc
 func (c *Client) usableLocked() error {
 	switch {
 	case c.closed:
-		return ErrClosed
+		return errClosed
 	case !c.started:
-		return ErrNotStarted
+		return errNotStarted
 	}
 	return nil
 }

@@ -13,14 +13,14 @@ import (
 // never retried. Each returns when its reply comes, the connection is lost
 // (zk.ErrConnectionClosed) or the client closes (zk.ErrClosing); when ctx
 // ends first it returns ctx's error at once, and the request may still
-// take effect. A nil or zero Conn's calls fail with ErrNotStarted.
+// take effect. A nil or zero Conn's calls fail with zkrecipes.ErrNotStarted.
 type Conn struct {
 	t *wire.Conn
 }
 
 func (c *Conn) usable() error {
 	if c == nil || c.t == nil {
-		return ErrNotStarted
+		return errNotStarted
 	}
 	return nil
 }

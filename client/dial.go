@@ -9,6 +9,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
 )
 
@@ -63,7 +64,7 @@ func (c *Client) install(gen uint64, ref *connRef, conn *wire.Conn) error {
 	if c.closed || c.gen != gen {
 		c.mu.Unlock()
 		conn.Close()
-		return ErrClosed
+		return errClosed
 	}
 	c.conn = conn
 	ready := c.connReady
@@ -124,7 +125,7 @@ func (c *Client) redial(gen uint64) {
 	var b backoff.BackOff
 	for attempt := 1; ; attempt++ {
 		err := c.dial(gen)
-		if err == nil || errors.Is(err, ErrClosed) {
+		if err == nil || errors.Is(err, zkrecipes.ErrClosed) {
 			return
 		}
 		c.mu.Lock()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/go-zkrecipes/zkrecipes"
 )
 
 // Hooks are the callbacks through which a Client, and every recipe built on
@@ -63,7 +65,7 @@ type RetryHook struct {
 }
 
 // The recipes' names in Acquisition and Release: a small fixed set, fit for
-// a metric label.
+// a metric label, and what a hook matches on to tell the recipes apart.
 const (
 	RecipeMutex          = "mutex"           // recipes/mutex
 	RecipeReadLock       = "rwlock-read"     // recipes/rwlock, the read side
@@ -98,31 +100,24 @@ type AcquireOutcome struct {
 	Cancelled bool
 }
 
-// ErrBusy is matched by the error of a try that found the holding taken:
-// a TryLock of a held lock (recipes/mutex, recipes/rwlock: ErrLocked), a
-// TryAcquire with no lease free (recipes/semaphore: ErrNoLeases). The
-// hooks report such a wait as OutcomeBusy: the answer a try exists to
-// give, not a failure.
-var ErrBusy = errors.New("zkrecipes: holding is taken")
-
 // The outcomes of a wait (AcquireOutcome.Label): a small fixed set, fit
 // for a metric label.
 const (
 	OutcomeAcquired  = "acquired"  // the holding was granted
-	OutcomeBusy      = "busy"      // a try found it taken (Err matches ErrBusy)
+	OutcomeBusy      = "busy"      // a try found it taken (Err matches zkrecipes.ErrBusy)
 	OutcomeCancelled = "cancelled" // the caller's context ended first
 	OutcomeFailed    = "failed"    // the wait failed otherwise
 )
 
 // Label names how the wait ended, by the one rule both contrib adapters
 // use: OutcomeAcquired when Err is nil, OutcomeBusy when Err matches
-// ErrBusy, OutcomeCancelled when Cancelled is set, OutcomeFailed
+// zkrecipes.ErrBusy, OutcomeCancelled when Cancelled is set, OutcomeFailed
 // otherwise.
 func (o AcquireOutcome) Label() string {
 	switch {
 	case o.Err == nil:
 		return OutcomeAcquired
-	case errors.Is(o.Err, ErrBusy):
+	case errors.Is(o.Err, zkrecipes.ErrBusy):
 		return OutcomeBusy
 	case o.Cancelled:
 		return OutcomeCancelled
@@ -165,21 +160,20 @@ func WithHooks(h *Hooks) Option {
 	}
 }
 
-// Hooks returns the hooks given with WithHooks, or nil: for recipes, which
-// report through them.
-func (c *Client) Hooks() *Hooks {
+// hooks returns the hooks given with WithHooks, or nil.
+func (c *Client) hooks() *Hooks {
 	if c == nil || c.closedCh == nil {
 		return nil
 	}
 	return c.cfg.hooks
 }
 
-// StartAcquire reports the start of a wait for a holding (see
+// startAcquire reports the start of a wait for a holding (see
 // Hooks.Acquire) and returns the context to wait under and the function to
 // call once with the outcome. Without an Acquire hook, or with an empty
 // recipe (a holding that is not reported), it returns ctx and a function
 // that does nothing, without allocating.
-func (h *Hooks) StartAcquire(ctx context.Context, recipe, path string) (context.Context, func(error)) {
+func (h *Hooks) startAcquire(ctx context.Context, recipe, path string) (context.Context, func(error)) {
 	if h == nil || h.Acquire == nil || recipe == "" {
 		return ctx, noOutcome
 	}
@@ -198,18 +192,18 @@ func (h *Hooks) StartAcquire(ctx context.Context, recipe, path string) (context.
 
 func noOutcome(error) {}
 
-// Release reports a holding that ended (see Hooks.Released); nothing
+// release reports a holding that ended (see Hooks.Released); nothing
 // without a Released hook or with an empty recipe.
-func (h *Hooks) Release(recipe, path string, held time.Duration, lost bool) {
+func (h *Hooks) release(recipe, path string, held time.Duration, lost bool) {
 	if h == nil || h.Released == nil || recipe == "" {
 		return
 	}
 	h.Released(Release{Recipe: recipe, Path: path, Held: held, Lost: lost})
 }
 
-// Cache reports a cache's event (see Hooks.CacheEvent); nothing without a
+// cache reports a cache's event (see Hooks.CacheEvent); nothing without a
 // CacheEvent hook.
-func (h *Hooks) Cache(root, typ string) {
+func (h *Hooks) cache(root, typ string) {
 	if h == nil || h.CacheEvent == nil {
 		return
 	}

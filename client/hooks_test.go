@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/go-zkrecipes/zkrecipes"
 )
 
 // TestHooksNil: a nil *Hooks and one without the callback do nothing and
@@ -12,16 +14,16 @@ import (
 func TestHooksNil(t *testing.T) {
 	ctx := context.Background()
 	for _, h := range []*Hooks{nil, {}} {
-		got, done := h.StartAcquire(ctx, RecipeMutex, "/a")
+		got, done := h.startAcquire(ctx, RecipeMutex, "/a")
 		if got != ctx {
 			t.Error("StartAcquire changed the context without a hook")
 		}
 		done(nil)
-		h.Release(RecipeMutex, "/a", time.Second, true)
-		h.Cache("/a", "NODE_CREATED")
+		h.release(RecipeMutex, "/a", time.Second, true)
+		h.cache("/a", "NODE_CREATED")
 	}
-	if _, err := New(WithServers("127.0.0.1:1"), WithHooks(nil)); !errors.Is(err, ErrInvalidArgument) {
-		t.Errorf("WithHooks(nil): %v, want ErrInvalidArgument", err)
+	if _, err := New(WithServers("127.0.0.1:1"), WithHooks(nil)); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
+		t.Errorf("WithHooks(nil): %v, want zkrecipes.ErrInvalidArgument", err)
 	}
 }
 
@@ -42,14 +44,14 @@ func TestHooksCalled(t *testing.T) {
 		Released:   func(r Release) { rels = append(rels, r) },
 		CacheEvent: func(e CacheEventHook) { caches = append(caches, e) },
 	}
-	ctx, done := h.StartAcquire(context.Background(), RecipeSemaphore, "/s")
+	ctx, done := h.startAcquire(context.Background(), RecipeSemaphore, "/s")
 	if ctx.Value(ctxKey{}) != "span" {
 		t.Error("StartAcquire did not return the hook's context")
 	}
 	time.Sleep(time.Millisecond)
 	done(context.Canceled)
-	h.Release(RecipeLatch, "/l", 3*time.Second, true)
-	h.Cache("/c", "NODE_DELETED")
+	h.release(RecipeLatch, "/l", 3*time.Second, true)
+	h.cache("/c", "NODE_DELETED")
 	if len(acq) != 1 || acq[0] != (Acquisition{Recipe: RecipeSemaphore, Path: "/s"}) {
 		t.Errorf("acquisitions %+v", acq)
 	}
@@ -71,8 +73,8 @@ func BenchmarkHooksAbsent(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		_, done := h.StartAcquire(ctx, RecipeMutex, "/a")
+		_, done := h.startAcquire(ctx, RecipeMutex, "/a")
 		done(nil)
-		h.Release(RecipeMutex, "/a", 0, false)
+		h.release(RecipeMutex, "/a", 0, false)
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
 
 	"github.com/go-zookeeper/zk"
-
-	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
 // Multi runs go-zookeeper's multi-operation transaction: every op commits, or
@@ -89,15 +87,6 @@ func copyOp[T any](c *Client, o *T, path func(*T) *string) (*T, error) {
 	full, err := c.abs(*p)
 	*p = full
 	return &cp, err
-}
-
-// RetryPolicy is the policy the client's operations run under; recipes use
-// it for their own retries (a waiter re-queueing after its session was lost).
-func (c *Client) RetryPolicy() retry.Policy {
-	if c == nil || c.cfg.policy == nil {
-		return retry.Default()
-	}
-	return c.cfg.policy
 }
 
 // multiPath names a transaction in an error by its first op's path.

@@ -164,8 +164,12 @@ func WithTLS(cfg *tls.Config) Option {
 	}
 }
 
-// WithLogger sets the logger (default slog.Default()). State transitions are
-// logged at Info, the connection's own dial and handshake failures at Debug.
+// WithLogger sets the logger of the client and of every recipe built on it
+// (default slog.Default()). Nothing is logged at Info: Suspended and Lost
+// are logged at Warn, with what else an operator must see (a node left for
+// its session to remove, a failure that will not pass); Connected,
+// Reconnected, retries and the connection's own dial and handshake failures
+// at Debug. A recipe's lines carry the attributes recipe and path.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) {
 		if l == nil {

@@ -33,7 +33,7 @@ func TestClientEnsembleFailover(t *testing.T) {
 		extra: []client.Option{client.WithRetryPolicy(forever)}})
 	ctx := ctxT(t, 3*time.Minute)
 
-	_, err = c.CreateWithParents(ctx, "/eph", []byte("x"), zk.FlagEphemeral)
+	_, err = c.Create(ctx, "/eph", []byte("x"), zk.FlagEphemeral, client.WithParents())
 	require.NoError(t, err)
 	sess := c.Session()
 	sid := sess.ID()

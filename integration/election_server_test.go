@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
@@ -54,7 +55,7 @@ func TestLatchLostConnection(t *testing.T) {
 
 	require.NoError(t, cl.StopServer(ctx, 0))
 	require.True(t, waitClosed(first.Done(), 5*time.Second), "the Run's term outlived the server")
-	require.ErrorIs(t, first.Err(), election.ErrLost)
+	require.ErrorIs(t, first.Err(), zkrecipes.ErrLost)
 	eventually(t, 5*time.Second, "every latch's term ends", func() bool { return len(elLeading(ls)) == 0 })
 	elNoLeaderFor(t, 4*time.Second, ls...) // past the 2 s session timeout
 	require.EqualValues(t, 1, runTerms.Load())

@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
@@ -41,7 +41,7 @@ func TestSafetyWaiterSurvivesKilledSession(t *testing.T) {
 	link.Cut()
 	require.True(t, waitClosed(holder.Lost(), 5*time.Second), "the holder's Lost did not close after the cut")
 	require.Eventually(t, func() bool {
-		return errors.Is(c.Session().Err(), client.ErrSessionLost)
+		return errors.Is(c.Session().Err(), zkrecipes.ErrSessionLost)
 	}, 15*time.Second, pollEvery, "the client gives its session up")
 	time.Sleep(time.Second) // the server has expired it too by now
 	pending(t, res, 0, "the waiter's Lock after its session was lost (it must keep waiting)")
@@ -67,7 +67,7 @@ func TestSafetyWaiterSurvivesKilledSession(t *testing.T) {
 	// The holder did not silently come back.
 	require.True(t, closed(holder.Lost()))
 	_, err = holder.Token(ctx)
-	require.ErrorIs(t, err, mutex.ErrLost)
+	require.ErrorIs(t, err, zkrecipes.ErrLost)
 	t.Logf("Unlock of the lost holding: %v", holder.Unlock(ctx))
 	require.False(t, holder.IsHeld())
 
@@ -124,7 +124,7 @@ func sfKilledServerRound(t *testing.T, cl *zkharness.Cluster, timeout, down time
 	err = holder.Unlock(uctx)
 	t.Logf("holder's Unlock after the restart: %v", err)
 	if err != nil {
-		require.True(t, errors.Is(err, mutex.ErrDeletePending) || errors.Is(err, mutex.ErrLost),
+		require.True(t, errors.Is(err, zkrecipes.ErrDeletePending) || errors.Is(err, zkrecipes.ErrLost),
 			"holder's Unlock: %v", err)
 	}
 	require.False(t, holder.IsHeld())

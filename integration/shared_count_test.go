@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	zkshared "github.com/go-zkrecipes/zkrecipes/recipes/shared"
 )
@@ -380,7 +381,7 @@ func TestSharedCountBadData(t *testing.T) {
 	c := connect(t, clientOpts{ns: ns})
 	raw := connect(t, clientOpts{ns: ns})
 	ctx := ctxT(t, time.Minute)
-	_, err := raw.CreateWithParents(ctx, "/bad", []byte("abc"), zk.FlagPersistent)
+	_, err := raw.Create(ctx, "/bad", []byte("abc"), zk.FlagPersistent, client.WithParents())
 	require.NoError(t, err)
 
 	cnt, err := zkshared.NewCount(c, "/bad", 0)
@@ -393,7 +394,7 @@ func TestSharedCountBadData(t *testing.T) {
 	assert.Equal(t, []byte("abc"), bad.Data)
 	assert.Equal(t, "/bad", bad.Path)
 	_, err = cnt.Get()
-	assert.ErrorIs(t, err, zkshared.ErrNotStarted, "a failed Start leaves the count not started")
+	assert.ErrorIs(t, err, zkrecipes.ErrNotStarted, "a failed Start leaves the count not started")
 	data, _ := shcBytes(t, raw, "/bad")
 	assert.Equal(t, []byte("abc"), data, "Start did not overwrite the data")
 
@@ -451,18 +452,18 @@ func TestSharedCountClose(t *testing.T) {
 	ctx := ctxT(t, 30*time.Second)
 	cnt := shcStart(t, c, "/count", 1)
 	err := cnt.Start(ctx)
-	assert.ErrorIs(t, err, zkshared.ErrAlreadyStarted)
+	assert.ErrorIs(t, err, zkrecipes.ErrAlreadyStarted)
 
 	require.NoError(t, cnt.Close())
 	require.NoError(t, cnt.Close(), "Close is idempotent")
 	_, ok := <-cnt.Changes()
 	assert.False(t, ok, "Changes is closed")
 	_, err = cnt.Get()
-	assert.ErrorIs(t, err, zkshared.ErrClosed)
-	assert.ErrorIs(t, cnt.Set(ctx, 2), zkshared.ErrClosed)
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed)
+	assert.ErrorIs(t, cnt.Set(ctx, 2), zkrecipes.ErrClosed)
 	_, err = cnt.TrySet(ctx, zkshared.Value{}, 2)
-	assert.ErrorIs(t, err, zkshared.ErrClosed)
-	assert.ErrorIs(t, cnt.Start(ctx), zkshared.ErrClosed)
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed)
+	assert.ErrorIs(t, cnt.Start(ctx), zkrecipes.ErrClosed)
 	data, _ := shcBytes(t, c, "/count")
 	assert.Equal(t, []byte{0, 0, 0, 1}, data, "nothing was written after Close, and the node stays")
 
@@ -477,7 +478,7 @@ func TestSharedCountClose(t *testing.T) {
 		t.Fatal("Changes still open after the client closed")
 	}
 	_, err = cnt2.Get()
-	assert.ErrorIs(t, err, zkshared.ErrClosed)
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed)
 	require.NoError(t, cnt2.Close())
 }
 

@@ -63,7 +63,7 @@ if [ -n "$unformatted" ]; then
 fi
 
 echo "test: exported identifiers of the library and the harness have doc comments"
-go run ./scripts/checkdocs client retry internal recipes integration/zkharness integration/zerocheck integration/lockdebate "${contrib[@]}" || exit 1
+go run ./scripts/checkdocs doc.go errors.go client retry internal recipes integration/zkharness integration/zerocheck integration/lockdebate "${contrib[@]}" || exit 1
 
 status=0
 echo "test: go test -race ./... with ZK_BACKEND=$backend (log: $log)"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
@@ -169,7 +170,7 @@ it does not get the lock within D.`,
 				err = m.Lock(lctx)
 			}
 			lcancel()
-			var le *mutex.LockedError
+			var le *zkrecipes.LockedError
 			switch {
 			case errors.As(err, &le):
 				return fail(exitNotFound, "%s is held (by %s)", p, dash(decodeData(le.Data)))

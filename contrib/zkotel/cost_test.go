@@ -23,7 +23,7 @@ func TestHooksConcurrent(t *testing.T) {
 		wg.Go(func() {
 			rc := recipes[g%len(recipes)]
 			for i := range each {
-				_, done := h.StartAcquire(context.Background(), rc, "/p")
+				_, done := startAcquire(h, context.Background(), rc, "/p")
 				done(nil)
 				h.Released(client.Release{Recipe: rc, Path: "/p", Held: time.Millisecond, Lost: i%2 == 0})
 				h.CacheEvent(client.CacheEventHook{Root: "/c", Type: "NODE_CHANGED"})
@@ -88,7 +88,7 @@ func BenchmarkHooks(b *testing.B) {
 	rel := client.Release{Recipe: client.RecipeMutex, Path: "/p", Held: time.Second}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		_, done := h.StartAcquire(ctx, client.RecipeMutex, "/p")
+		_, done := startAcquire(h, ctx, client.RecipeMutex, "/p")
 		done(nil)
 		h.Released(rel)
 		if i%1024 == 0 {

@@ -44,7 +44,7 @@ func TestGlobalProviders(t *testing.T) {
 	h := tel.Hooks()
 	h.State(client.StateHook{State: client.StateConnected})
 	ctx := context.Background()
-	got, done := h.StartAcquire(ctx, client.RecipeMutex, "/a")
+	got, done := startAcquire(h, ctx, client.RecipeMutex, "/a")
 	if got == nil {
 		t.Fatal("nil context")
 	}

@@ -43,7 +43,7 @@ func (d *demo) play(ctx context.Context) (r result, err error) {
 		return r, fmt.Errorf("parent: %w", err)
 	}
 	defer c.Close()
-	disc, err := discovery.New(c, d.base, discovery.WithLogger(d.logger))
+	disc, err := discovery.New(c, d.base)
 	if err != nil {
 		return r, err
 	}

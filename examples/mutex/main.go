@@ -154,7 +154,7 @@ func (sh *shop) open(ctx context.Context, stock, buyers int) (sold int, err erro
 		return 0, fmt.Errorf("shopkeeper: %w", err)
 	}
 	defer keeper.Close()
-	if _, err := keeper.CreateWithParents(ctx, sh.stockPath(), []byte(strconv.Itoa(stock)), 0); err != nil {
+	if _, err := keeper.Create(ctx, sh.stockPath(), []byte(strconv.Itoa(stock)), 0, client.WithParents()); err != nil {
 		return 0, fmt.Errorf("shopkeeper: put the stock on the shelf: %w", err)
 	}
 	defer func() {

@@ -148,7 +148,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer owner.Close()
-	if _, err := owner.CreateWithParents(ctx, sh.stock, encode(s.stock), 0); err != nil {
+	if _, err := owner.Create(ctx, sh.stock, encode(s.stock), 0, client.WithParents()); err != nil {
 		return fmt.Errorf("stock the shelf: %w", err)
 	}
 	defer func() {

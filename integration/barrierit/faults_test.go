@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
@@ -64,8 +65,8 @@ func TestDoubleBarrierSessionExpiry(t *testing.T) {
 	link.Cut()
 	itest.WaitState(t, states, client.StateLost, sid, 10*time.Second)
 	err := await(t, res, "Enter whose session was lost")
-	require.ErrorIs(t, err, barrier.ErrLost)
-	require.ErrorIs(t, err, barrier.ErrSessionLost)
+	require.ErrorIs(t, err, zkrecipes.ErrLost)
+	require.ErrorIs(t, err, zkrecipes.ErrSessionLost)
 	r.requireEmpty("/barrier") // the server expired the session's node
 	d2 := r.double(r.client(nil, 0), "/barrier", 2)
 	e2 := r.enter(d2)
@@ -84,7 +85,7 @@ func TestDoubleBarrierSessionExpiry(t *testing.T) {
 	link.Restore()
 	itest.WaitState(t, states, client.StateReconnected, 0, 20*time.Second)
 	err = d1.Leave(r.ctx)
-	require.ErrorIs(t, err, barrier.ErrLost, "Leave of a member whose node went with its session")
+	require.ErrorIs(t, err, zkrecipes.ErrLost, "Leave of a member whose node went with its session")
 	require.ErrorIs(t, d1.Leave(r.ctx), barrier.ErrNotEntered, "the member is out")
 	r.requireEmpty("/barrier")
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
@@ -21,17 +22,17 @@ func TestCacheUseAfterClose(t *testing.T) {
 	r.create("/test", "x")
 	ch, rec := startCache(t, r.c, "/test")
 	require.NoError(t, ch.WaitInitialized(r.ctx))
-	requireSays(t, ch.Start(), cache.ErrAlreadyStarted, "zkrecipes: cache is already started")
+	requireSays(t, ch.Start(), zkrecipes.ErrAlreadyStarted, "zkrecipes: cache is already started")
 	_, err := ch.Listen(nil)
-	require.ErrorIs(t, err, cache.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	rec.next(t, "NODE_CREATED /test=x", "INITIALIZED")
 
 	require.NoError(t, ch.Close())
 	require.NoError(t, ch.Close())
-	requireSays(t, ch.Start(), cache.ErrClosed, "zkrecipes: cache is closed")
-	requireSays(t, ch.WaitInitialized(r.ctx), cache.ErrClosed, "zkrecipes: cache is closed")
+	requireSays(t, ch.Start(), zkrecipes.ErrClosed, "zkrecipes: cache is closed")
+	requireSays(t, ch.WaitInitialized(r.ctx), zkrecipes.ErrClosed, "zkrecipes: cache is closed")
 	remove, err := ch.Listen(func(cache.Event) {})
-	requireSays(t, err, cache.ErrClosed, "zkrecipes: cache is closed")
+	requireSays(t, err, zkrecipes.ErrClosed, "zkrecipes: cache is closed")
 	require.Nil(t, remove)
 	events, cancel := ch.Events()
 	cancel()
@@ -60,10 +61,10 @@ func TestCacheClientClosed(t *testing.T) {
 	for range events { // closed once the loop ended
 	}
 	for range 20 {
-		requireSays(t, ch.WaitInitialized(r.ctx), cache.ErrClosed, "zkrecipes: client is closed")
+		requireSays(t, ch.WaitInitialized(r.ctx), zkrecipes.ErrClosed, "zkrecipes: client is closed")
 	}
 	_, err = ch.Listen(func(cache.Event) {})
-	requireSays(t, err, cache.ErrClosed, "zkrecipes: client is closed")
+	requireSays(t, err, zkrecipes.ErrClosed, "zkrecipes: client is closed")
 	require.NoError(t, ch.Close())
 }
 
@@ -76,7 +77,7 @@ func TestCacheCreatesNothing(t *testing.T) {
 	ch, rec := startCache(t, cc, "/a/b/root")
 	rec.next(t, "INITIALIZED")
 	require.False(t, itest.Exists(t, r.c, "/a"))
-	_, err := r.c.CreateWithParents(r.ctx, "/a/b/root", nil, 0) // its parents are containers
+	_, err := r.c.Create(r.ctx, "/a/b/root", nil, 0, client.WithParents()) // its parents are containers
 	require.NoError(t, err)
 	r.create("/a/b/root/kid", "k")
 	rec.next(t, "NODE_CREATED /a/b/root=", "NODE_CREATED /a/b/root/kid=k")

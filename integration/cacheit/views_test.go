@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 )
@@ -147,7 +148,7 @@ func TestPathChildrenCacheParentMissing(t *testing.T) {
 	r := newRig(t, nil)
 	_, rec := startCache(t, r.c, "/a/b/test", cache.WithDepth(1))
 	rec.next(t, "INITIALIZED")
-	_, err := r.c.CreateWithParents(r.ctx, "/a/b/test/one", nil, 0)
+	_, err := r.c.Create(r.ctx, "/a/b/test/one", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	r.create("/a/b/test/two", "")
 	rec.next(t, "NODE_CREATED /a/b/test=")
@@ -157,7 +158,7 @@ func TestPathChildrenCacheParentMissing(t *testing.T) {
 	r.del("/a/b/test")
 	rec.nextSet(t, "NODE_DELETED /a/b/test/one=", "NODE_DELETED /a/b/test/two=")
 	rec.next(t, "NODE_DELETED /a/b/test=")
-	_, err = r.c.CreateWithParents(r.ctx, "/a/b/test/new", nil, 0)
+	_, err = r.c.Create(r.ctx, "/a/b/test/new", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	rec.next(t, "NODE_CREATED /a/b/test=", "NODE_CREATED /a/b/test/new=")
 	rec.none(t)

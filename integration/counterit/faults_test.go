@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
@@ -70,7 +71,7 @@ func (ty *tally) note(r counter.Result, err error) (done bool) {
 			kind = "contention"
 		case errors.Is(err, context.DeadlineExceeded):
 			kind = "deadline"
-		case errors.Is(err, client.ErrSessionLost), retry.IsSessionExpired(err):
+		case errors.Is(err, zkrecipes.ErrSessionLost), retry.IsSessionExpired(err):
 			kind = "session"
 		case retry.IsRetryable(err):
 			kind = "connection"

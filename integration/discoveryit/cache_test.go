@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/discovery"
 )
@@ -126,7 +127,7 @@ func TestServiceCacheCache(t *testing.T) {
 // back to garbage, it leaves.
 func TestServiceCacheBadData(t *testing.T) {
 	c, ctx, d := onShared(t)
-	_, err := c.CreateWithParents(ctx, base+"/test/junk", []byte("not json"), 0)
+	_, err := c.Create(ctx, base+"/test/junk", []byte("not json"), 0, client.WithParents())
 	require.NoError(t, err)
 	ch, err := d.NewCache("test")
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/discovery"
@@ -77,7 +78,7 @@ func TestServiceDiscoveryCloseSuspended(t *testing.T) {
 
 	link.Cut()
 	itest.WaitState(t, states, client.StateSuspended, sess.ID(), 10*time.Second)
-	require.ErrorIs(t, closeInBackground(t, d), client.ErrDeletePending, "the session lives: the delete is pending")
+	require.ErrorIs(t, closeInBackground(t, d), zkrecipes.ErrDeletePending, "the session lives: the delete is pending")
 	require.Equal(t, []string{"i1"}, itest.Children(t, watcher, base+"/api"), "the node went while cut")
 	link.Restore()
 	itest.WaitState(t, states, client.StateReconnected, sess.ID(), 20*time.Second)
@@ -126,11 +127,11 @@ func TestServiceCacheStartClientClosedAfterLoad(t *testing.T) {
 		require.NoError(t, c.Close())
 		close(release)
 		err = itest.Await(t, res, 10*time.Second, "Start")
-		require.ErrorIs(t, err, discovery.ErrClosed, "iteration %d: the client closed before Start returned", i)
+		require.ErrorIs(t, err, zkrecipes.ErrClosed, "iteration %d: the client closed before Start returned", i)
 		require.ErrorContains(t, err, "client is closed", "iteration %d: the client's error, not the cache's", i)
 		require.Empty(t, ch.Instances(), "iteration %d: a cache whose client closed shows nothing", i)
 		_, err = ch.Listen(func(discovery.Event) {})
-		require.ErrorIs(t, err, discovery.ErrClosed, "iteration %d: Listen once the client closed", i)
+		require.ErrorIs(t, err, zkrecipes.ErrClosed, "iteration %d: Listen once the client closed", i)
 		require.NoError(t, ch.Close())
 		require.NoError(t, d.Close(ctx))
 	}
@@ -193,7 +194,7 @@ func TestServiceCacheCloseInListener(t *testing.T) {
 			require.NoError(t, itest.Await(t, closed, closeWithin, "Close called from a listener"))
 			require.True(t, otherDone.Load(), "Close returned while another listener's call was running")
 			_, err = ch.Listen(func(discovery.Event) {})
-			require.ErrorIs(t, err, discovery.ErrClosed)
+			require.ErrorIs(t, err, zkrecipes.ErrClosed)
 			if closeDiscovery {
 				itest.Eventually(t, 10*time.Second, "the instance unregistered", func() bool {
 					kids, err := itest.TryChildren(c, base+"/svc")

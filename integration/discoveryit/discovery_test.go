@@ -265,7 +265,7 @@ func TestServiceDiscoveryTakeOver(t *testing.T) {
 	ctx := itest.Ctx(t, 30*time.Second)
 	old := itest.Connect(t, shared, itest.Opts{NS: ns})
 	c := itest.Connect(t, shared, itest.Opts{NS: ns})
-	_, err := old.CreateWithParents(ctx, base+"/test/i1", []byte(`{"name":"test","id":"i1"}`), zk.FlagEphemeral)
+	_, err := old.Create(ctx, base+"/test/i1", []byte(`{"name":"test","id":"i1"}`), zk.FlagEphemeral, client.WithParents())
 	require.NoError(t, err)
 	oldOwner := ownerOf(t, c, base+"/test/i1")
 

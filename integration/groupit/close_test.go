@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/group"
@@ -71,7 +72,7 @@ func TestGroupMemberCloseSuspended(t *testing.T) {
 
 	link.Cut()
 	itest.WaitState(t, states, client.StateSuspended, sess.ID(), 10*time.Second)
-	require.ErrorIs(t, closeInBackground(t, m), group.ErrDeletePending, "the session lives: the delete is pending")
+	require.ErrorIs(t, closeInBackground(t, m), zkrecipes.ErrDeletePending, "the session lives: the delete is pending")
 	require.Equal(t, "a=a0", onServer(t, watcher, "/g"), "the node went while cut")
 	link.Restore()
 	itest.WaitState(t, states, client.StateReconnected, sess.ID(), 20*time.Second)

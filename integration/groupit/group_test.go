@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/group"
 )
@@ -162,12 +163,12 @@ func TestGroupMemberBadUse(t *testing.T) {
 	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
 	ctx := itest.Ctx(t, 20*time.Second)
 	m := join(t, c, "/g", "a", "")
-	requireSays(t, m.Start(), group.ErrAlreadyStarted, "zkrecipes: group member is already started")
+	requireSays(t, m.Start(), zkrecipes.ErrAlreadyStarted, "zkrecipes: group member is already started")
 	require.NoError(t, m.Close(ctx))
 	require.NoError(t, m.Close(ctx), "Close is idempotent")
-	requireSays(t, m.Start(), group.ErrClosed, "zkrecipes: group member is closed")
-	requireSays(t, m.WaitJoined(ctx), group.ErrClosed, "zkrecipes: group member is closed")
-	requireSays(t, m.SetData(ctx, []byte("x")), group.ErrClosed, "zkrecipes: group member is closed")
+	requireSays(t, m.Start(), zkrecipes.ErrClosed, "zkrecipes: group member is closed")
+	requireSays(t, m.WaitJoined(ctx), zkrecipes.ErrClosed, "zkrecipes: group member is closed")
+	requireSays(t, m.SetData(ctx, []byte("x")), zkrecipes.ErrClosed, "zkrecipes: group member is closed")
 	ch, _ := m.Events()
 	_, open := <-ch
 	require.False(t, open, "Events after Close is closed")
@@ -175,9 +176,9 @@ func TestGroupMemberBadUse(t *testing.T) {
 
 	never, err := group.New(c, "/g", "b", nil)
 	require.NoError(t, err)
-	requireSays(t, never.WaitJoined(ctx), group.ErrNotStarted, "zkrecipes: group member is not started")
+	requireSays(t, never.WaitJoined(ctx), zkrecipes.ErrNotStarted, "zkrecipes: group member is not started")
 	require.NoError(t, never.Close(ctx), "closing a member never started")
-	requireSays(t, never.Start(), group.ErrClosed, "zkrecipes: group member is closed")
+	requireSays(t, never.Start(), zkrecipes.ErrClosed, "zkrecipes: group member is closed")
 	require.Empty(t, itest.Children(t, c, "/g"))
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
@@ -172,7 +173,7 @@ func zkFailoverRound(ctx context.Context, cluster *zkharness.Cluster, cfg ZKFail
 	}
 	releasing.Store(true)
 	uerr := ma.Unlock(ctx)
-	if uerr != nil && !errors.Is(uerr, mutex.ErrLost) {
+	if uerr != nil && !errors.Is(uerr, zkrecipes.ErrLost) {
 		return false, kept, fmt.Errorf("A's unlock: %w", uerr)
 	}
 	if !early {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
@@ -39,14 +40,13 @@ func TestNodeBadInput(t *testing.T) {
 			"unprotected seq":   {node.WithMode(node.EphemeralSequential)},
 			"unknown mode":      {node.WithMode(node.Mode(42))},
 			"nil option":        {nil},
-			"nil logger":        {node.WithLogger(nil)},
 			"TTL over the max.": {node.WithTTL(client.MaxTTL + time.Second)},
 		} {
 			_, err := node.New(r.c, "/svc/n", []byte("x"), opts...)
-			assert.ErrorIs(t, err, node.ErrInvalidArgument, name)
+			assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, name)
 		}
 		_, err := node.New(nil, "/svc/n", nil)
-		assert.ErrorIs(t, err, node.ErrInvalidArgument)
+		assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 		assert.Equal(t, sent, creates(r.link), "a refused New sent a create")
 		assert.Empty(t, r.kids("/"), "a refused New left something")
 	})
@@ -54,7 +54,7 @@ func TestNodeBadInput(t *testing.T) {
 	t.Run("EphemeralParent", func(t *testing.T) {
 		t.Parallel()
 		r := newRig(t, nil, 4*time.Second)
-		_, err := r.obs.CreateWithParents(r.ctx(10*time.Second), "/eph", nil, zk.FlagEphemeral)
+		_, err := r.obs.Create(r.ctx(10*time.Second), "/eph", nil, zk.FlagEphemeral, client.WithParents())
 		require.NoError(t, err)
 		n := r.newNode("/eph/n", "x")
 		require.NoError(t, n.Start())

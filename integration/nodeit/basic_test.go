@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
@@ -33,7 +34,7 @@ func TestNodeBasics(t *testing.T) {
 		events, cancel := n.Subscribe()
 		defer cancel()
 		require.NoError(t, n.Start())
-		assertSays(t, n.Start(), node.ErrAlreadyStarted, "zkrecipes: node is already started")
+		assertSays(t, n.Start(), zkrecipes.ErrAlreadyStarted, "zkrecipes: node is already started")
 		require.NoError(t, n.WaitForInitialCreate(r.ctx(30*time.Second)))
 		ev := expectEvent(t, events, node.Created, 10*time.Second)
 		assert.Equal(t, "/svc/w1", ev.Path)
@@ -61,9 +62,9 @@ func TestNodeBasics(t *testing.T) {
 		_, ok := <-events
 		assert.False(t, ok, "the event channel is open after Close")
 		assert.Zero(t, r.c.PendingDeletes())
-		assertSays(t, n.SetData(r.ctx(time.Second), []byte("x")), node.ErrClosed, "zkrecipes: node is closed")
-		assertSays(t, n.WaitForInitialCreate(r.ctx(time.Second)), node.ErrClosed, "zkrecipes: node is closed")
-		assertSays(t, n.Start(), node.ErrClosed, "zkrecipes: node is closed")
+		assertSays(t, n.SetData(r.ctx(time.Second), []byte("x")), zkrecipes.ErrClosed, "zkrecipes: node is closed")
+		assertSays(t, n.WaitForInitialCreate(r.ctx(time.Second)), zkrecipes.ErrClosed, "zkrecipes: node is closed")
+		assertSays(t, n.Start(), zkrecipes.ErrClosed, "zkrecipes: node is closed")
 		_, st = r.read("/svc/w1")
 		assert.Nil(t, st, "a call after Close made the node again")
 	})
@@ -196,7 +197,7 @@ func TestNodeBasics(t *testing.T) {
 		data, _ := r.read("/svc/p")
 		assert.Equal(t, "hey", string(data))
 		err := n.Close(r.ctx(10 * time.Second))
-		assert.ErrorIs(t, err, node.ErrClosed, "Close after the client's must say the node stays")
+		assert.ErrorIs(t, err, zkrecipes.ErrClosed, "Close after the client's must say the node stays")
 		assert.ErrorContains(t, err, "zkrecipes: client is closed")
 		require.NoError(t, r.obs.Delete(r.ctx(10*time.Second), "/svc/p", -1))
 	})
@@ -211,7 +212,7 @@ func TestNodeBasics(t *testing.T) {
 			return len(r.kids("/svc")) == 0
 		})
 		assert.NoError(t, n.Close(r.ctx(10*time.Second)))
-		assertSays(t, n.WaitForInitialCreate(r.ctx(time.Second)), node.ErrClosed, "zkrecipes: node is closed")
+		assertSays(t, n.WaitForInitialCreate(r.ctx(time.Second)), zkrecipes.ErrClosed, "zkrecipes: node is closed")
 	})
 
 	t.Run("QuickClose", func(t *testing.T) {

@@ -67,7 +67,7 @@ func (r *rig) ctx(d time.Duration) context.Context { return itest.Ctx(r.t, d) }
 // be left in it.
 func (r *rig) dir(p string) {
 	r.t.Helper()
-	_, err := r.obs.CreateWithParents(r.ctx(10*time.Second), p, nil, zk.FlagPersistent)
+	_, err := r.obs.Create(r.ctx(10*time.Second), p, nil, zk.FlagPersistent, client.WithParents())
 	require.NoError(r.t, err)
 	r.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)

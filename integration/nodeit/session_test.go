@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
@@ -133,7 +134,7 @@ func TestNodeSessions(t *testing.T) {
 		n := r.start("/svc/w1", "x")
 		r.link.Cut()
 		err := n.Close(r.ctx(500 * time.Millisecond))
-		require.ErrorIs(t, err, node.ErrDeletePending)
+		require.ErrorIs(t, err, zkrecipes.ErrDeletePending)
 		assert.Len(t, r.kids("/svc"), 1, "the node went while cut")
 		r.link.Restore()
 		itest.Eventually(t, 10*time.Second, "the pending delete runs once the link is back", func() bool {

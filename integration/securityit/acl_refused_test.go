@@ -29,7 +29,7 @@ func TestACLRefusalReachesTheCallerOnce(t *testing.T) {
 	ns := itest.Namespace(t)
 	a := aliceRW(t, ns, nil)
 	ctx := ctxT(t, time.Minute)
-	_, err := a.CreateWithParents(ctx, "/guarded/marker", nil, zk.FlagPersistent)
+	_, err := a.Create(ctx, "/guarded/marker", nil, zk.FlagPersistent, client.WithParents())
 	require.NoError(t, err)
 	link := itest.NewLink(t)
 	b := as(t, ns, bob, bobPW, client.WithDialer(link.Dial))

@@ -1,7 +1,7 @@
 // Package errs gives the recipes errors of their own for the sentinels
 // they share with package client: a closed cache says "zkrecipes: cache is
 // closed", not the client's "zkrecipes: client is closed", while
-// errors.Is still matches client.ErrClosed.
+// errors.Is still matches zkrecipes.ErrClosed.
 package errs
 
 // Named returns an error that reads msg and wraps sentinel: errors.Is

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
@@ -22,7 +25,7 @@ const (
 
 // Cache is a local view of one node or subtree kept current by watches: see
 // the package documentation. It is safe for concurrent use. A zero Cache
-// returns an error wrapping ErrInvalidArgument from every method that
+// returns an error wrapping zkrecipes.ErrInvalidArgument from every method that
 // returns an error, and nothing from the others.
 type Cache struct {
 	cl   *client.Client
@@ -54,17 +57,10 @@ func New(c *client.Client, path string, opts ...Option) (*Cache, error) {
 		return nil, err
 	}
 	o := options{maxDepth: noLimit, maxFlight: defaultFlight}
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	if err := option.Apply("cache "+path, &o, opts); err != nil {
+		return nil, err
 	}
-	if o.logger == nil {
-		o.logger = c.Logger()
-	}
+	o.logger = access.RecipeLogger(c, "cache", path)
 	ctx, stop := context.WithCancel(context.Background())
 	root := &entry{path: path}
 	return &Cache{
@@ -119,7 +115,7 @@ func (c *Cache) Start() error {
 		defer c.wg.Done()
 		// After the loop: also when the client closed under it. doneCh
 		// first, so that a subscriber that sees its channel closed finds
-		// the cache done (WaitInitialized: ErrClosed).
+		// the cache done (WaitInitialized: zkrecipes.ErrClosed).
 		defer c.stopSubscribers()
 		defer close(c.doneCh)
 		defer stopStates()
@@ -131,7 +127,7 @@ func (c *Cache) Start() error {
 
 // WaitInitialized waits until the first full load is done (the Initialized
 // event), ctx ends or the cache closes. Once the cache is closed, or its
-// client is, it returns ErrClosed, whether the load was done or not.
+// client is, it returns zkrecipes.ErrClosed, whether the load was done or not.
 func (c *Cache) WaitInitialized(ctx context.Context) error {
 	if c == nil || c.cl == nil {
 		return errZero()
@@ -143,7 +139,7 @@ func (c *Cache) WaitInitialized(ctx context.Context) error {
 	case ph == idle:
 		return errCacheNotStarted
 	case ph == closed, isDone(c.doneCh):
-		// Closed, or the loop ended with the client: ErrClosed, every time
+		// Closed, or the loop ended with the client: zkrecipes.ErrClosed, every time
 		// (the select below would pick at random between initCh and doneCh
 		// once both are closed).
 		return c.closedErr()
@@ -167,7 +163,7 @@ func (c *Cache) closedErr() error {
 	if c.phase == closed {
 		return errCacheClosed
 	}
-	return ErrClosed
+	return zkrecipes.ErrClosed
 }
 
 // Initialized returns a channel that is closed once the first full load is

@@ -37,7 +37,7 @@ func ExampleCache() {
 	defer watcher.Close()
 
 	const dir = "/examples/cache/services"
-	if _, err := admin.CreateWithParents(ctx, dir+"/api", []byte("10.0.0.1:8080"), 0); err != nil {
+	if _, err := admin.Create(ctx, dir+"/api", []byte("10.0.0.1:8080"), 0, client.WithParents()); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -80,7 +80,7 @@ func ExampleCache() {
 
 	admin.Delete(ctx, dir+"/web", -1)
 	next()
-	admin.Delete(ctx, dir, -1) // a container, made by CreateWithParents: the server may have reaped it already
+	admin.Delete(ctx, dir, -1) // a container, made by Create with WithParents: the server may have reaped it already
 	next()
 	// Output:
 	// NODE_CREATED /examples/cache/services

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -50,7 +51,7 @@ func (l *loop) setupWatch() bool {
 		l.stopEvents()
 		l.events = nil
 		return true
-	case c.stopCtx.Err() != nil, errors.Is(err, client.ErrClosed):
+	case c.stopCtx.Err() != nil, errors.Is(err, zkrecipes.ErrClosed):
 		return false
 	case errors.Is(err, client.ErrWatchUnsupported):
 		c.log.Debug("zkrecipes: cache: the server has no persistent watches; a watch per node", "path", c.path)

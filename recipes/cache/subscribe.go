@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
@@ -23,7 +24,7 @@ func (c *Cache) Events() (<-chan Event, func()) {
 // f delays only its own later calls. f must return: Close waits for a call
 // that is running, so f must not call Close itself, which would wait for f
 // forever (from a listener, close with go c.Close()). After Close it
-// returns ErrClosed; a nil f is an error wrapping ErrInvalidArgument.
+// returns zkrecipes.ErrClosed; a nil f is an error wrapping zkrecipes.ErrInvalidArgument.
 func (c *Cache) Listen(f func(Event)) (remove func(), err error) {
 	if c == nil || c.cl == nil {
 		return nil, errZero()
@@ -80,7 +81,7 @@ func (c *Cache) unsubscribe(s *pubsub.Sub[Event]) {
 // publishLocked hands ev to every subscriber; c.mu is held for writing, so
 // readers never see a view older than an event delivered.
 func (c *Cache) publishLocked(ev Event) {
-	c.cl.Hooks().Cache(c.path, ev.Type.String())
+	access.CacheEvent(c.cl, c.path, ev.Type.String())
 	for s := range c.subs {
 		s.Push(ev)
 	}

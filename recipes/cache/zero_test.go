@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
@@ -20,7 +21,7 @@ import (
 // others, and no panic.
 func zeroChecks(ctx context.Context, what string, c *cache.Cache) map[string]func() error {
 	invalid := func(method string, err error) error {
-		if !errors.Is(err, cache.ErrInvalidArgument) {
+		if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 			return fmt.Errorf("%s.%s: %v, want ErrInvalidArgument", what, method, err)
 		}
 		return nil
@@ -93,7 +94,7 @@ func TestZeroCache(t *testing.T) {
 // TestNewArguments: bad arguments are refused by New, before any I/O, with
 // typed errors.
 func TestNewArguments(t *testing.T) {
-	if _, err := cache.New(nil, "/c"); !errors.Is(err, cache.ErrInvalidArgument) {
+	if _, err := cache.New(nil, "/c"); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		t.Errorf("nil client: %v", err)
 	}
 	c, err := client.New(client.WithServers("127.0.0.1:1"))
@@ -104,7 +105,7 @@ func TestNewArguments(t *testing.T) {
 	for _, p := range []string{"", "c", "/c/", "/a//b", "/a/./b", "/zookeeper/x", "/a\x00b"} {
 		_, err := cache.New(c, p)
 		var pe *client.PathError
-		if !errors.Is(err, cache.ErrInvalidPath) || !errors.As(err, &pe) {
+		if !errors.Is(err, zkrecipes.ErrInvalidPath) || !errors.As(err, &pe) {
 			t.Errorf("path %q: %v", p, err)
 		}
 	}
@@ -113,11 +114,10 @@ func TestNewArguments(t *testing.T) {
 		"depth 0":      cache.WithDepth(0),
 		"depth -1":     cache.WithDepth(-1),
 		"nil filter":   cache.WithFilter(nil),
-		"nil logger":   cache.WithLogger(nil),
 		"depth -1<<40": cache.WithDepth(-1 << 40),
 	}
 	for what, opt := range bad {
-		if ch, err := cache.New(c, "/c", cache.WithoutData(), opt); !errors.Is(err, cache.ErrInvalidArgument) || ch != nil {
+		if ch, err := cache.New(c, "/c", cache.WithoutData(), opt); !errors.Is(err, zkrecipes.ErrInvalidArgument) || ch != nil {
 			t.Errorf("%s: %v, %v", what, ch, err)
 		}
 	}
@@ -141,8 +141,8 @@ func TestLifecycleErrors(t *testing.T) {
 		t.Errorf("Path: %q", ch.Path())
 	}
 	ctx := context.Background()
-	wantErr(t, "WaitInitialized before Start", ch.WaitInitialized(ctx), cache.ErrNotStarted, "zkrecipes: cache is not started")
-	if _, err := ch.Listen(nil); !errors.Is(err, cache.ErrInvalidArgument) {
+	wantErr(t, "WaitInitialized before Start", ch.WaitInitialized(ctx), zkrecipes.ErrNotStarted, "zkrecipes: cache is not started")
+	if _, err := ch.Listen(nil); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		t.Errorf("Listen(nil): %v", err)
 	}
 	if err := ch.Close(); err != nil {
@@ -151,10 +151,10 @@ func TestLifecycleErrors(t *testing.T) {
 	if err := ch.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	wantErr(t, "Start after Close", ch.Start(), cache.ErrClosed, "zkrecipes: cache is closed")
-	wantErr(t, "WaitInitialized after Close", ch.WaitInitialized(ctx), cache.ErrClosed, "zkrecipes: cache is closed")
+	wantErr(t, "Start after Close", ch.Start(), zkrecipes.ErrClosed, "zkrecipes: cache is closed")
+	wantErr(t, "WaitInitialized after Close", ch.WaitInitialized(ctx), zkrecipes.ErrClosed, "zkrecipes: cache is closed")
 	remove, err := ch.Listen(func(cache.Event) {})
-	wantErr(t, "Listen after Close", err, cache.ErrClosed, "zkrecipes: cache is closed")
+	wantErr(t, "Listen after Close", err, zkrecipes.ErrClosed, "zkrecipes: cache is closed")
 	if remove != nil {
 		t.Error("Listen after Close: a remove function")
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
@@ -23,7 +24,7 @@ const (
 // watches (Curator's ServiceCache): a recipes/cache Cache of base/name and
 // its children, each child's data decoded as an instance. A child whose
 // data is no instance is left out (and logged). It is safe for concurrent
-// use. A zero Cache returns an error wrapping ErrInvalidArgument from every
+// use. A zero Cache returns an error wrapping zkrecipes.ErrInvalidArgument from every
 // method that returns an error, and nothing from the others.
 type Cache struct {
 	d    *Discovery
@@ -57,7 +58,7 @@ func (d *Discovery) newCache(name string, e *lifeErrors) (*Cache, error) {
 		return nil, invalidArg("service name %q: %s", name, reason)
 	}
 	p := d.pathForName(name)
-	cc, err := cache.New(d.c, p, cache.WithDepth(1), cache.WithLogger(d.log))
+	cc, err := cache.New(d.c, p, cache.WithDepth(1))
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +88,7 @@ func (ch *Cache) Name() string {
 // Start returns nil only if, when it returns, the load is done and neither
 // the cache nor its client is closed: a close that happened before Start
 // returns, even right after the load, makes it return an error wrapping
-// ErrClosed (the cache's own after Close, else the client's), whatever the
+// zkrecipes.ErrClosed (the cache's own after Close, else the client's), whatever the
 // order in which Start noticed the load and the close.
 func (ch *Cache) Start(ctx context.Context) error {
 	if ch == nil || ch.cc == nil {
@@ -144,7 +145,7 @@ func clientClosed(c *client.Client) bool {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := c.WaitSession(ctx)
-	return errors.Is(err, client.ErrClosed)
+	return errors.Is(err, zkrecipes.ErrClosed)
 }
 
 // closedErr is the error of a call on a cache whose pump is over (or never
@@ -156,7 +157,7 @@ func (ch *Cache) closedErr() error {
 	if ch.phase == closed {
 		return ch.errs.closed
 	}
-	return ErrClosed
+	return zkrecipes.ErrClosed
 }
 
 // Initialized returns a channel that is closed once the initial load is
@@ -191,7 +192,7 @@ func (ch *Cache) list() ([]Instance, error) {
 		return nil, ch.errs.closed
 	}
 	if gone || isDone(ch.doneCh) {
-		return nil, ErrClosed // the client closed
+		return nil, zkrecipes.ErrClosed // the client closed
 	}
 	out := make([]Instance, 0, len(ch.instances))
 	for _, inst := range ch.instances {
@@ -205,7 +206,7 @@ func (ch *Cache) list() ([]Instance, error) {
 func (ch *Cache) pump(events <-chan cache.Event, cancel func()) {
 	defer ch.wg.Done()
 	// doneCh first, as in package cache, so that a subscriber that sees
-	// its channel closed finds the cache done (ErrClosed).
+	// its channel closed finds the cache done (zkrecipes.ErrClosed).
 	defer ch.stopSubscribers()
 	defer close(ch.doneCh)
 	defer cancel()

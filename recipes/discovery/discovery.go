@@ -7,12 +7,14 @@ import (
 	"sync"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 )
 
 // Discovery registers service instances under a base path and queries
 // them, as Curator's ServiceDiscovery: instance id of service name lives at
 // base/name/id. It is safe for concurrent use. A zero Discovery returns an
-// error wrapping ErrInvalidArgument from every method that returns an
+// error wrapping zkrecipes.ErrInvalidArgument from every method that returns an
 // error.
 type Discovery struct {
 	c    *client.Client
@@ -36,22 +38,14 @@ func New(c *client.Client, basePath string, opts ...Option) (*Discovery, error) 
 		return nil, err
 	}
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
-	}
-	if o.logger == nil {
-		o.logger = c.Logger()
+	if err := option.Apply("service discovery "+basePath, &o, opts); err != nil {
+		return nil, err
 	}
 	return &Discovery{
 		c:      c,
 		base:   basePath,
 		opt:    o,
-		log:    o.logger,
+		log:    access.RecipeLogger(c, "discovery", basePath),
 		regs:   map[string]*registration{},
 		caches: map[*Cache]struct{}{},
 	}, nil
@@ -93,8 +87,8 @@ func (d *Discovery) usable() error {
 // Close closes the caches and providers made by this Discovery and
 // unregisters every instance it registered (Curator's close), each with a
 // guaranteed delete: when ctx ends first the error wraps
-// client.ErrDeletePending and the deletes go on in the background. Every
-// later call returns ErrClosed; Close itself is idempotent.
+// zkrecipes.ErrDeletePending and the deletes go on in the background. Every
+// later call returns zkrecipes.ErrClosed; Close itself is idempotent.
 func (d *Discovery) Close(ctx context.Context) error {
 	if d == nil || d.c == nil {
 		return invalidArg("zero or nil Discovery: make one with New")

@@ -29,7 +29,7 @@ type registrar interface {
 // Curator's ServiceDiscovery creates them; protection keeps a create whose
 // reply was lost from leaving a second sequential node).
 func newRegistrar(c *client.Client, path string, data []byte, t ServiceType, log *slog.Logger) (registrar, error) {
-	opts := []node.Option{node.WithLogger(log)}
+	var opts []node.Option
 	switch t {
 	case DynamicSequential:
 		opts = append(opts, node.WithMode(node.EphemeralSequential), node.WithProtection())

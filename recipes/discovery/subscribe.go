@@ -29,8 +29,8 @@ func (ch *Cache) Events() (<-chan Event, func()) {
 // Close waits for a call that is running, unless Close is called from that
 // very call (f may close the cache, or its Discovery: Close then does not
 // wait for f, and the listener's goroutine ends once f returns). After
-// Close it returns ErrClosed; a nil f is an error wrapping
-// ErrInvalidArgument.
+// Close it returns zkrecipes.ErrClosed; a nil f is an error wrapping
+// zkrecipes.ErrInvalidArgument.
 func (ch *Cache) Listen(f func(Event)) (remove func(), err error) {
 	if ch == nil || ch.cc == nil {
 		return nil, errZeroCache()

@@ -40,7 +40,7 @@ type URIPart struct {
 // ParseURISpec parses a template as Curator's UriSpec(String) does: text
 // between "{" and "}" names a field (trimmed of spaces); "{[}" and "{]}"
 // stand for literal braces. A "{" inside a field, a "}" without its "{" and
-// an unclosed field are errors wrapping ErrInvalidArgument.
+// an unclosed field are errors wrapping zkrecipes.ErrInvalidArgument.
 func ParseURISpec(raw string) (*URISpec, error) {
 	s := &URISpec{Parts: []URIPart{}}
 	inside := false

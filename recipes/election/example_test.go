@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
@@ -51,7 +52,7 @@ func ExampleLatch() {
 		if err := l.Close(ctx); err != nil {
 			fmt.Println(err)
 		}
-		fmt.Println(t.ID(), "closed; term ended:", errors.Is(t.Err(), election.ErrClosed))
+		fmt.Println(t.ID(), "closed; term ended:", errors.Is(t.Err(), zkrecipes.ErrClosed))
 	}
 	// Output:
 	// sched-a leads; token grew: true

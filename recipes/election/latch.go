@@ -9,13 +9,15 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
 // Latch is one participant in a leader latch: Curator's LeaderLatch, wire
 // compatible with it. See the package documentation. A zero Latch returns
-// an error wrapping ErrInvalidArgument from every method that returns one.
+// an error wrapping zkrecipes.ErrInvalidArgument from every method that returns one.
 type Latch struct {
 	c    *client.Client
 	q    *queue.Queue
@@ -79,8 +81,8 @@ func (l *Latch) ID() string {
 
 // Start joins the election: it creates the latch's node (so participants
 // started one after another lead in that order) and returns; the
-// campaign then goes on in the background until Close. ErrAlreadyStarted
-// on a second Start, ErrClosed after Close. If the node cannot be made
+// campaign then goes on in the background until Close. zkrecipes.ErrAlreadyStarted
+// on a second Start, zkrecipes.ErrClosed after Close. If the node cannot be made
 // within ctx, the latch is not started and Start may be called again.
 func (l *Latch) Start(ctx context.Context) error {
 	if !l.valid() {
@@ -96,9 +98,9 @@ func (l *Latch) Start(ctx context.Context) error {
 	l.mu.Unlock()
 	switch {
 	case closed:
-		return fmt.Errorf("%w: latch %s", ErrClosed, l.path)
+		return fmt.Errorf("%w: latch %s", zkrecipes.ErrClosed, l.path)
 	case started:
-		return fmt.Errorf("%w: latch %s", ErrAlreadyStarted, l.path)
+		return fmt.Errorf("%w: latch %s", zkrecipes.ErrAlreadyStarted, l.path)
 	}
 	node, err := l.enter(ctx)
 	if err != nil {
@@ -126,7 +128,7 @@ func (l *Latch) enter(ctx context.Context) (client.ProtectedNode, error) {
 
 // Await waits until this participant leads and returns the current term
 // (possibly already ended by the time the caller looks: see Term.Done), or
-// fails with ctx's error, or ErrClosed once the latch or its client is
+// fails with ctx's error, or zkrecipes.ErrClosed once the latch or its client is
 // closed. It may be called before Start.
 func (l *Latch) Await(ctx context.Context) (*Term, error) {
 	if !l.valid() {
@@ -141,7 +143,7 @@ func (l *Latch) Await(ctx context.Context) (*Term, error) {
 		l.mu.Unlock()
 		switch {
 		case closed:
-			return nil, fmt.Errorf("%w: latch %s", ErrClosed, l.path)
+			return nil, fmt.Errorf("%w: latch %s", zkrecipes.ErrClosed, l.path)
 		case fatal != nil:
 			return nil, fatal
 		case t.live():
@@ -203,13 +205,13 @@ func (l *Latch) Node() string {
 }
 
 // Close leaves the election: the current term's context is cancelled
-// (cause ErrClosed) before anything else, whatever the CloseMode (which
+// (cause zkrecipes.ErrClosed) before anything else, whatever the CloseMode (which
 // only says whether the listeners' NotLeader is called for that term),
 // then the latch's node is deleted
 // with a guaranteed delete: if that cannot finish within ctx (nil means no
 // deadline), the latch is closed all the same, the client keeps deleting the
 // node in the background while its session lives, and the error wraps
-// ErrDeletePending. Terms is closed. A second Close does nothing and
+// zkrecipes.ErrDeletePending. Terms is closed. A second Close does nothing and
 // returns nil.
 func (l *Latch) Close(ctx context.Context) error {
 	if !l.valid() {
@@ -275,7 +277,7 @@ func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done ch
 			node = n
 			l.setNode(n)
 		}
-		actx, done := l.c.Hooks().StartAcquire(ctx, l.req.Recipe, l.path)
+		actx, done := access.StartAcquire(l.c, ctx, l.req.Recipe, l.path)
 		held, err := l.q.Resume(actx, l.req, node)
 		done(err)
 		if err != nil {
@@ -301,14 +303,14 @@ func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done ch
 		var why error
 		select {
 		case <-held.Lost():
-			why = ErrLost
+			why = zkrecipes.ErrLost
 		case <-t.interrupt:
 			why = ErrInterrupted
 		case <-ctx.Done():
-			why = ErrClosed
+			why = zkrecipes.ErrClosed
 		}
 		t.end(why)
-		l.finish(t, why != ErrClosed || l.mode == CloseNotifyLeader)
+		l.finish(t, why != zkrecipes.ErrClosed || l.mode == CloseNotifyLeader)
 		held.Drop()
 		switch {
 		case ctx.Err() != nil:
@@ -332,7 +334,7 @@ func (l *Latch) failed(ctx context.Context, b backoff.BackOff, what string, err 
 	if ctx.Err() != nil {
 		return false
 	}
-	if errors.Is(err, client.ErrClosed) || errors.Is(err, client.ErrInvalidArgument) {
+	if errors.Is(err, zkrecipes.ErrClosed) || errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		l.mu.Lock()
 		l.fatal = fmt.Errorf("zkrecipes: latch %s stopped: %w", l.path, err)
 		l.broadcastLocked()
@@ -340,7 +342,7 @@ func (l *Latch) failed(ctx context.Context, b backoff.BackOff, what string, err 
 		return false
 	}
 	sleep := b.NextBackOff()
-	l.c.Logger().Info("leader latch: "+what+" failed; trying again", "path", l.path, "err", err, "sleep", sleep)
+	access.Logger(l.c).Debug("leader latch: "+what+" failed; trying again", "path", l.path, "err", err, "sleep", sleep)
 	return queue.Sleep(ctx, sleep)
 }
 

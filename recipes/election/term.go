@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -73,9 +74,9 @@ func (t *Term) Session() *client.Session {
 }
 
 // Context is cancelled the moment leadership may be gone; context.Cause
-// says why: ErrLost, ErrInterrupted, ErrResigned, ErrClosed, or the cause
+// says why: zkrecipes.ErrLost, ErrInterrupted, ErrResigned, zkrecipes.ErrClosed, or the cause
 // of the context Run was given. A nil or zero Term's is already cancelled,
-// with cause ErrInvalidArgument.
+// with cause zkrecipes.ErrInvalidArgument.
 func (t *Term) Context() context.Context {
 	if !t.made() {
 		return canceled
@@ -89,7 +90,7 @@ func (t *Term) Done() <-chan struct{} { return t.Context().Done() }
 // Err is nil while the term lasts, then why it ended (see Context).
 func (t *Term) Err() error {
 	if !t.made() {
-		return ErrInvalidArgument
+		return zkrecipes.ErrInvalidArgument
 	}
 	if t.ctx.Err() == nil {
 		return nil
@@ -120,6 +121,6 @@ func (t *Term) made() bool { return t != nil && t.ctx != nil }
 
 var canceled = func() context.Context {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	cancel(ErrInvalidArgument)
+	cancel(zkrecipes.ErrInvalidArgument)
 	return ctx
 }()

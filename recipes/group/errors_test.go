@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/group"
 )
@@ -25,13 +26,13 @@ func TestLifecycleErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "WaitJoined before Start", m.WaitJoined(ctx), group.ErrNotStarted, "zkrecipes: group member is not started")
+	wantErr(t, "WaitJoined before Start", m.WaitJoined(ctx), zkrecipes.ErrNotStarted, "zkrecipes: group member is not started")
 	if err := m.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "Start after Close", m.Start(), group.ErrClosed, "zkrecipes: group member is closed")
-	wantErr(t, "SetData after Close", m.SetData(ctx, []byte("x")), group.ErrClosed, "zkrecipes: group member is closed")
-	wantErr(t, "WaitJoined after Close", m.WaitJoined(ctx), group.ErrClosed, "zkrecipes: group member is closed")
+	wantErr(t, "Start after Close", m.Start(), zkrecipes.ErrClosed, "zkrecipes: group member is closed")
+	wantErr(t, "SetData after Close", m.SetData(ctx, []byte("x")), zkrecipes.ErrClosed, "zkrecipes: group member is closed")
+	wantErr(t, "WaitJoined after Close", m.WaitJoined(ctx), zkrecipes.ErrClosed, "zkrecipes: group member is closed")
 }
 
 // wantErr fails unless err matches sentinel and says msg, not what the

@@ -3,12 +3,13 @@ package group
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
@@ -17,25 +18,11 @@ import (
 // Option configures a Member.
 type Option func(*options) error
 
-type options struct {
-	logger *slog.Logger
-}
-
-// WithLogger sets where the member's node and cache report trouble
-// (default: the client's logger).
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return invalidArg("nil logger")
-		}
-		o.logger = l
-		return nil
-	}
-}
+type options struct{}
 
 // Member is one member of a group: see the package documentation. It is
 // safe for concurrent use. A zero Member returns an error wrapping
-// ErrInvalidArgument from every method that returns an error, and nothing
+// zkrecipes.ErrInvalidArgument from every method that returns an error, and nothing
 // from the others.
 type Member struct {
 	path  string
@@ -75,25 +62,14 @@ func New(c *client.Client, path, id string, data []byte, opts ...Option) (*Membe
 		return nil, invalidArg("member id %q: %v", id, err)
 	}
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	if err := option.Apply("group member "+own, &o, opts); err != nil {
+		return nil, err
 	}
-	var nodeOpts []node.Option
-	var cacheOpts = []cache.Option{cache.WithDepth(1)}
-	if o.logger != nil {
-		nodeOpts = append(nodeOpts, node.WithLogger(o.logger))
-		cacheOpts = append(cacheOpts, cache.WithLogger(o.logger))
-	}
-	n, err := node.New(c, own, data, nodeOpts...)
+	n, err := node.New(c, own, data)
 	if err != nil {
 		return nil, err
 	}
-	v, err := cache.New(c, path, cacheOpts...)
+	v, err := cache.New(c, path, cache.WithDepth(1))
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +142,7 @@ func (m *Member) startView() {
 		case err == nil:
 			m.viewErr = m.view.Start()
 			return
-		case m.stopCtx.Err() != nil, errors.Is(err, ErrClosed):
+		case m.stopCtx.Err() != nil, errors.Is(err, zkrecipes.ErrClosed):
 			m.viewGone = true
 			return
 		}
@@ -196,7 +172,7 @@ func (m *Member) usable(needStart bool) error {
 // closedOr is err, or the member's own error when err says closed and the
 // member is (its node or cache closed with it, not with the client).
 func (m *Member) closedOr(err error) error {
-	if errors.Is(err, ErrClosed) && m.usable(false) != nil {
+	if errors.Is(err, zkrecipes.ErrClosed) && m.usable(false) != nil {
 		return errMemberClosed
 	}
 	return err
@@ -228,7 +204,7 @@ func (m *Member) WaitJoined(ctx context.Context) error {
 		if err := m.usable(true); err != nil {
 			return err
 		}
-		return ErrClosed
+		return zkrecipes.ErrClosed
 	}
 	return m.closedOr(m.view.WaitInitialized(ctx))
 }
@@ -326,10 +302,10 @@ func idOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 // Close leaves the group: the cache stops (every Events channel is closed)
 // and the member's node is deleted with the client's guaranteed delete
 // (within ctx, else in the background: the error then wraps
-// ErrDeletePending). As node.Node's Close, it never waits for a reconnect:
+// zkrecipes.ErrDeletePending). As node.Node's Close, it never waits for a reconnect:
 // without a connection it returns within about a second, nil when the
 // member's session was lost (its node went with it), else an error
-// wrapping ErrDeletePending. Close is idempotent; later calls return the
+// wrapping zkrecipes.ErrDeletePending. Close is idempotent; later calls return the
 // first one's result.
 func (m *Member) Close(ctx context.Context) error {
 	if m.zero() {

@@ -13,7 +13,7 @@
 //
 // A *Mutex is one handle. Goroutines that share it exclude each other, as
 // with sync.Mutex: while one holds, another's Lock waits in the process (no
-// second node is made) and TryLock fails with a *LockedError whose Local
+// second node is made) and TryLock fails with a *zkrecipes.LockedError whose Local
 // field is true; Unlock may come from any goroutine. Two handles always
 // contend, even on one client.
 //
@@ -44,10 +44,10 @@
 // the same moment, for work that takes one.
 //
 // A lost holding is over: IsHeld reports false, a reentrant Lock and Token
-// fail with ErrLost (already once the session has ended or the connection
+// fail with zkrecipes.ErrLost (already once the session has ended or the connection
 // was suspended, before Lost's own goroutine has closed it), and the
 // handle's Unlock, still needed to free the handle, deletes the node and
-// returns an error wrapping ErrLost, so that the caller learns its critical
+// returns an error wrapping zkrecipes.ErrLost, so that the caller learns its critical
 // section may have overlapped another holder's.
 //
 // # Fencing

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
@@ -88,7 +89,7 @@ func ExampleMutex_TryLock() {
 		return
 	}
 	err = second.TryLock(ctx)
-	if errors.Is(err, mutex.ErrLocked) {
+	if errors.Is(err, zkrecipes.ErrLocked) {
 		fmt.Println("second: locked elsewhere")
 	}
 

@@ -11,7 +11,7 @@ import (
 type Locker interface {
 	// Lock waits until the lock is held, or ctx ends.
 	Lock(ctx context.Context) error
-	// TryLock holds at once or fails with an error matching ErrLocked.
+	// TryLock holds at once or fails with an error matching zkrecipes.ErrLocked.
 	TryLock(ctx context.Context) error
 	// Unlock releases one Lock.
 	Unlock(ctx context.Context) error
@@ -31,7 +31,7 @@ var _ Locker = (*Mutex)(nil)
 //     passes every error to onError (nil: errors are dropped). It never
 //     returns without holding: on a closed client it blocks forever, as a
 //     deadlocked sync.Mutex would, rather than let two holders in.
-//   - Unlock passes its error (ErrNotHeld, ErrLost for a holding that was
+//   - Unlock passes its error (zkrecipes.ErrNotHeld, zkrecipes.ErrLost for a holding that was
 //     lost, or a delete left to the background) to onError.
 //   - Nothing tells a sync.Locker user that the lock was lost: use l.Lost()
 //     or l's Context alongside, or use the Locker itself.

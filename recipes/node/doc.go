@@ -69,7 +69,7 @@
 // once the connection is lost, the node it may have made is deleted
 // (guaranteed) at its path. Close never waits for a reconnect: without a
 // connection it returns within about a second, nil when the node went
-// with its lost session, else ErrDeletePending.
+// with its lost session, else zkrecipes.ErrDeletePending.
 //
 // # TTL nodes
 //
@@ -84,10 +84,10 @@
 // # Errors
 //
 // New validates everything before any I/O: a *client.PathError for a bad
-// path, ErrInvalidArgument for a nil client, a nil option, an unknown mode,
+// path, zkrecipes.ErrInvalidArgument for a nil client, a nil option, an unknown mode,
 // a TTL out of range or with an ephemeral mode, a sequential mode without
 // protection. A create or write the server refuses for good (no permission,
 // TTL nodes disabled) is returned by WaitForInitialCreate and SetData; the
 // handle keeps trying. After Close, Start, SetData and WaitForInitialCreate
-// return an error wrapping ErrClosed.
+// return an error wrapping zkrecipes.ErrClosed.
 package node

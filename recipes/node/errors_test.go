@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
 )
@@ -25,13 +26,13 @@ func TestLifecycleErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "WaitForInitialCreate before Start", n.WaitForInitialCreate(ctx), node.ErrNotStarted, "zkrecipes: node is not started")
+	wantErr(t, "WaitForInitialCreate before Start", n.WaitForInitialCreate(ctx), zkrecipes.ErrNotStarted, "zkrecipes: node is not started")
 	if err := n.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "Start after Close", n.Start(), node.ErrClosed, "zkrecipes: node is closed")
-	wantErr(t, "SetData after Close", n.SetData(ctx, []byte("x")), node.ErrClosed, "zkrecipes: node is closed")
-	wantErr(t, "WaitForInitialCreate after Close", n.WaitForInitialCreate(ctx), node.ErrClosed, "zkrecipes: node is closed")
+	wantErr(t, "Start after Close", n.Start(), zkrecipes.ErrClosed, "zkrecipes: node is closed")
+	wantErr(t, "SetData after Close", n.SetData(ctx, []byte("x")), zkrecipes.ErrClosed, "zkrecipes: node is closed")
+	wantErr(t, "WaitForInitialCreate after Close", n.WaitForInitialCreate(ctx), zkrecipes.ErrClosed, "zkrecipes: node is closed")
 }
 
 // wantErr fails unless err matches sentinel and says msg, not what the

@@ -8,7 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
@@ -23,7 +25,7 @@ const (
 
 // Node keeps one node in ZooKeeper: see the package documentation. A Node
 // is safe for concurrent use. A zero or nil Node returns an error wrapping
-// ErrInvalidArgument from every method that returns an error.
+// zkrecipes.ErrInvalidArgument from every method that returns an error.
 type Node struct {
 	cl   *client.Client
 	base string // the path given to New
@@ -58,7 +60,7 @@ type Node struct {
 // namespace), to be made with data (nil is empty data) once Start is
 // called. It does no I/O. A bad path is a *client.PathError (the root
 // cannot be kept: a node needs a parent); a nil client, a nil or refused
-// option an error wrapping ErrInvalidArgument.
+// option an error wrapping zkrecipes.ErrInvalidArgument.
 func New(c *client.Client, path string, data []byte, opts ...Option) (*Node, error) {
 	if c == nil {
 		return nil, invalidArg("nil client")
@@ -73,15 +75,12 @@ func New(c *client.Client, path string, data []byte, opts ...Option) (*Node, err
 	if err != nil {
 		return nil, err
 	}
-	if o.logger == nil {
-		o.logger = c.Logger()
-	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Node{
 		cl:      c,
 		base:    path,
 		o:       o,
-		log:     o.logger,
+		log:     access.RecipeLogger(c, "node", path),
 		stopCtx: ctx,
 		stop:    stop,
 		poke:    make(chan struct{}, 1),
@@ -97,8 +96,8 @@ func New(c *client.Client, path string, data []byte, opts ...Option) (*Node, err
 // gone, until Close. Start does no I/O and does not wait: see
 // WaitForInitialCreate. The client may still be connecting (or not yet
 // started): the node is made once it has a session. A second Start returns
-// an error wrapping ErrAlreadyStarted, a Start after Close one wrapping
-// ErrClosed.
+// an error wrapping zkrecipes.ErrAlreadyStarted, a Start after Close one wrapping
+// zkrecipes.ErrClosed.
 func (n *Node) Start() error {
 	if n == nil || n.cl == nil {
 		return errZero()
@@ -155,7 +154,7 @@ func (n *Node) Data() []byte {
 // is written, or once the node is found gone (it is then made again with
 // this data), or with an error: ctx's (the data stays remembered, and is
 // written as soon as the connection is back), the server's refusal (no
-// permission), or ErrClosed after Close. If the handle holds no node now
+// permission), or zkrecipes.ErrClosed after Close. If the handle holds no node now
 // (not started, not yet made, or gone), SetData returns nil at once. Unlike
 // Curator's, it may be called before the first create.
 //
@@ -196,7 +195,7 @@ func (n *Node) SetData(ctx context.Context, data []byte) error {
 // WaitForInitialCreate waits until the node was first made (or adopted)
 // and returns nil; once that happened it returns nil at once, even if the
 // node is gone since, until Close. It returns ctx's error when ctx ends
-// first, an error wrapping ErrNotStarted before Start and ErrClosed after
+// first, an error wrapping zkrecipes.ErrNotStarted before Start and zkrecipes.ErrClosed after
 // Close, and the
 // server's error when it refused the create for good (no permission, TTL
 // nodes not enabled, an ephemeral parent, ...): the handle keeps trying
@@ -257,9 +256,9 @@ func (n *Node) changedLocked() {
 // Curator does. It waits, within ctx, for a create under way to end (so
 // that a node it makes is deleted too) and for the delete; when ctx ends
 // first, or the delete cannot finish (no connection), it returns an error
-// wrapping ErrDeletePending and the delete goes on in the background while
+// wrapping zkrecipes.ErrDeletePending and the delete goes on in the background while
 // the node's session lives. Subscribers' channels are closed, and waiting
-// calls return ErrClosed. Close is idempotent: a later call returns nil.
+// calls return zkrecipes.ErrClosed. Close is idempotent: a later call returns nil.
 //
 // Close never waits for a reconnect, whatever ctx allows, so that a
 // deferred Close(context.Background()) cannot hold up a shutdown: without
@@ -268,13 +267,13 @@ func (n *Node) changedLocked() {
 // node is gone with its session (the session was Lost: an ephemeral node
 // has nothing left to wait for; one last try at deleting it, in case the
 // server still holds that session, is made on the next session), else an
-// error wrapping ErrDeletePending.
+// error wrapping zkrecipes.ErrDeletePending.
 // A connection that dies silently counts from when the client notices
 // (at most 2/3 of the session timeout).
 //
 // Close the node before its client: once the client is closed nothing can
 // be deleted (an ephemeral node goes with the session; a persistent one
-// stays, and Close says so with an error wrapping ErrClosed).
+// stays, and Close says so with an error wrapping zkrecipes.ErrClosed).
 func (n *Node) Close(ctx context.Context) error {
 	if n == nil || n.cl == nil {
 		return errZero()
@@ -298,7 +297,7 @@ func (n *Node) Close(ctx context.Context) error {
 	select {
 	case <-n.done:
 	case <-ctx.Done():
-		return fmt.Errorf("zkrecipes: close node %s: %w: %w", n.base, ErrDeletePending, ctx.Err())
+		return fmt.Errorf("zkrecipes: close node %s: %w: %w", n.base, zkrecipes.ErrDeletePending, ctx.Err())
 	}
 	n.subWG.Wait()
 	n.mu.Lock()
@@ -307,7 +306,7 @@ func (n *Node) Close(ctx context.Context) error {
 	if early && !n.o.mode.ephemeral() && path != "" {
 		// The keeper ended with the client: an ephemeral node went with the
 		// session, a persistent one stays.
-		err = fmt.Errorf("the client closed first, the node stays: %w", ErrClosed)
+		err = fmt.Errorf("the client closed first, the node stays: %w", zkrecipes.ErrClosed)
 	}
 	if err != nil {
 		return fmt.Errorf("zkrecipes: close node %s: %w", n.base, err)

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
@@ -25,7 +26,7 @@ func TestZeroNode(t *testing.T) {
 	for what, n := range map[string]*node.Node{"zero Node": &zero, "nil Node": nil} {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		invalid := func(method string, err error) error {
-			if !errors.Is(err, node.ErrInvalidArgument) {
+			if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 				return fmt.Errorf("%s.%s: err = %v, want one wrapping ErrInvalidArgument", what, method, err)
 			}
 			return nil
@@ -78,13 +79,13 @@ func TestNewArguments(t *testing.T) {
 	}
 	defer c.Close()
 
-	if _, err := node.New(nil, "/n", nil); !errors.Is(err, node.ErrInvalidArgument) {
+	if _, err := node.New(nil, "/n", nil); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		t.Errorf("nil client: %v", err)
 	}
 	for _, p := range []string{"", "n", "/n/", "/a//b", "/a/./b", "/zookeeper/n", "/"} {
 		_, err := node.New(c, p, nil)
 		var pe *client.PathError
-		if !errors.Is(err, node.ErrInvalidPath) || !errors.As(err, &pe) {
+		if !errors.Is(err, zkrecipes.ErrInvalidPath) || !errors.As(err, &pe) {
 			t.Errorf("path %q: %v, want a *client.PathError", p, err)
 		}
 	}
@@ -100,10 +101,9 @@ func TestNewArguments(t *testing.T) {
 		"ephemeral TTL, TTL first":          {node.WithTTL(time.Second), node.WithMode(node.EphemeralSequential), node.WithProtection()},
 		"unprotected ephemeral sequential":  {node.WithMode(node.EphemeralSequential)},
 		"unprotected persistent sequential": {node.WithMode(node.PersistentSequential)},
-		"nil logger":                        {node.WithLogger(nil)},
 	}
 	for name, opts := range bad {
-		if n, err := node.New(c, "/n", nil, opts...); !errors.Is(err, node.ErrInvalidArgument) || n != nil {
+		if n, err := node.New(c, "/n", nil, opts...); !errors.Is(err, zkrecipes.ErrInvalidArgument) || n != nil {
 			t.Errorf("%s: %v, %v; want ErrInvalidArgument", name, n, err)
 		}
 	}
@@ -132,7 +132,7 @@ func TestNewArguments(t *testing.T) {
 		t.Errorf("Data = %q after the caller changed its slice, want abc", got)
 	}
 	ctx := context.Background()
-	if err := n.WaitForInitialCreate(ctx); !errors.Is(err, node.ErrNotStarted) {
+	if err := n.WaitForInitialCreate(ctx); !errors.Is(err, zkrecipes.ErrNotStarted) {
 		t.Errorf("WaitForInitialCreate before Start: %v", err)
 	}
 	if err := n.SetData(ctx, nil); err != nil {
@@ -155,7 +155,7 @@ func TestNewArguments(t *testing.T) {
 		"SetData":              n.SetData(ctx, []byte("x")),
 		"WaitForInitialCreate": n.WaitForInitialCreate(ctx),
 	} {
-		if !errors.Is(err, node.ErrClosed) {
+		if !errors.Is(err, zkrecipes.ErrClosed) {
 			t.Errorf("%s after Close: %v, want ErrClosed", what, err)
 		}
 	}

@@ -10,7 +10,10 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 )
 
 // Value is one reading of a count: the number and the node's stat at the
@@ -28,17 +31,9 @@ type Value struct {
 }
 
 // Option configures a Count.
-type Option func(*options)
+type Option func(*options) error
 
-type options struct {
-	logger *slog.Logger
-}
-
-// WithLogger sets where the watcher reports reads that failed (default: the
-// client's logger).
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) { o.logger = l }
-}
+type options struct{}
 
 // lifecycle of a Count.
 type phase int
@@ -52,7 +47,7 @@ const (
 
 // Count is a shared int32 in one ZooKeeper node: see the package
 // documentation. A Count is safe for concurrent use. A zero Count returns an
-// error wrapping ErrInvalidArgument from every method.
+// error wrapping zkrecipes.ErrInvalidArgument from every method.
 type Count struct {
 	cl   *client.Client
 	path string
@@ -84,21 +79,15 @@ func NewCount(c *client.Client, path string, seed int32, opts ...Option) (*Count
 		return nil, err
 	}
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		opt(&o)
-	}
-	if o.logger == nil {
-		o.logger = c.Logger()
+	if err := option.Apply("shared count "+path, &o, opts); err != nil {
+		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Count{
 		cl:      c,
 		path:    path,
 		seed:    seed,
-		log:     o.logger,
+		log:     access.RecipeLogger(c, "shared count", path),
 		stopCtx: ctx,
 		stop:    stop,
 		changes: make(chan Value, 1),
@@ -131,7 +120,7 @@ func (c *Count) Start(ctx context.Context) error {
 		return c.errClosed()
 	case starting, started:
 		c.mu.Unlock()
-		return fmt.Errorf("zkrecipes: count %s: %w", c.path, ErrAlreadyStarted)
+		return fmt.Errorf("zkrecipes: count %s: %w", c.path, zkrecipes.ErrAlreadyStarted)
 	}
 	c.phase = starting
 	c.mu.Unlock()
@@ -168,7 +157,7 @@ func (c *Count) Start(ctx context.Context) error {
 // returns a *BadDataError if the data is not a count.
 func (c *Count) first(ctx context.Context) (<-chan zk.Event, error) {
 	for {
-		_, createErr := c.cl.CreateWithParents(ctx, c.path, encode(c.seed), zk.FlagPersistent)
+		_, createErr := c.cl.Create(ctx, c.path, encode(c.seed), zk.FlagPersistent, client.WithParents())
 		// The server checks the parent's ACL before whether the node
 		// exists: a reader that may not create learns only by reading.
 		denied := errors.Is(createErr, zk.ErrNoAuth)
@@ -194,7 +183,7 @@ func (c *Count) first(ctx context.Context) (<-chan zk.Event, error) {
 }
 
 // Get returns the newest value this count has read or written. It does no
-// I/O. The error is ErrNotStarted before Start, ErrClosed after Close or
+// I/O. The error is zkrecipes.ErrNotStarted before Start, zkrecipes.ErrClosed after Close or
 // once the client is closed, a *BadDataError when the node's data is not a
 // count (the Value then has the node's Version and Mzxid, and Count 0), or
 // wraps zk.ErrNoNode when the node was deleted (the Value is the last one
@@ -269,7 +258,7 @@ func (c *Count) Changes() <-chan Value {
 
 // Close stops watching the node and closes the Changes channel. It does not
 // delete the node. It is idempotent; afterwards every other method returns
-// an error wrapping ErrClosed.
+// an error wrapping zkrecipes.ErrClosed.
 func (c *Count) Close() error {
 	if c == nil || c.cl == nil {
 		return errZero()
@@ -414,11 +403,11 @@ func (c *Count) Subscribe() (<-chan Value, func()) {
 }
 
 func (c *Count) errClosed() error {
-	return fmt.Errorf("zkrecipes: count %s is closed: %w", c.path, ErrClosed)
+	return fmt.Errorf("zkrecipes: count %s is closed: %w", c.path, zkrecipes.ErrClosed)
 }
 
 func (c *Count) errNotStarted() error {
-	return fmt.Errorf("zkrecipes: count %s is not started: %w", c.path, ErrNotStarted)
+	return fmt.Errorf("zkrecipes: count %s is not started: %w", c.path, zkrecipes.ErrNotStarted)
 }
 
 // encode is Curator's SharedCount encoding: 4 bytes, big-endian.

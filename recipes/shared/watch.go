@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -43,7 +44,7 @@ func (c *Count) watch(states <-chan client.StateChange, w <-chan zk.Event) {
 				retryC = nil
 			case c.stopCtx.Err() != nil:
 				return
-			case errors.Is(err, client.ErrClosed):
+			case errors.Is(err, zkrecipes.ErrClosed):
 				c.setErr(fmt.Errorf("zkrecipes: count %s: %w", c.path, err))
 				return
 			default:
@@ -62,7 +63,7 @@ func (c *Count) watch(states <-chan client.StateChange, w <-chan zk.Event) {
 			retryC = nil
 		case sc, ok := <-states:
 			if !ok { // the client closed
-				c.setErr(fmt.Errorf("zkrecipes: count %s: %w", c.path, ErrClosed))
+				c.setErr(fmt.Errorf("zkrecipes: count %s: %w", c.path, zkrecipes.ErrClosed))
 				return
 			}
 			if sc.State == client.StateConnected || sc.State == client.StateReconnected {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
 )
@@ -16,7 +17,7 @@ func TestZeroCount(t *testing.T) {
 	ctx := context.Background()
 	check := func(what string, err error) {
 		t.Helper()
-		if !errors.Is(err, shared.ErrInvalidArgument) {
+		if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 			t.Errorf("%s: %v, want ErrInvalidArgument", what, err)
 		}
 	}
@@ -44,7 +45,7 @@ func TestZeroCount(t *testing.T) {
 // TestNewCountArguments: bad arguments are refused before any I/O.
 func TestNewCountArguments(t *testing.T) {
 	_, err := shared.NewCount(nil, "/c", 0)
-	if !errors.Is(err, shared.ErrInvalidArgument) {
+	if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		t.Errorf("nil client: %v", err)
 	}
 	c, err := client.New(client.WithServers("127.0.0.1:1"))
@@ -55,27 +56,27 @@ func TestNewCountArguments(t *testing.T) {
 	for _, p := range []string{"", "c", "/c/", "/a//b", "/zookeeper/x"} {
 		_, err := shared.NewCount(c, p, 0)
 		var pe *client.PathError
-		if !errors.Is(err, shared.ErrInvalidPath) || !errors.As(err, &pe) {
+		if !errors.Is(err, zkrecipes.ErrInvalidPath) || !errors.As(err, &pe) {
 			t.Errorf("path %q: %v", p, err)
 		}
 	}
-	if _, err := shared.NewCount(c, "/c", 0, nil); !errors.Is(err, shared.ErrInvalidArgument) {
+	if _, err := shared.NewCount(c, "/c", 0, nil); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		t.Errorf("nil option: %v", err)
 	}
 	cnt, err := shared.NewCount(c, "/c", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cnt.Get(); !errors.Is(err, shared.ErrNotStarted) {
+	if _, err := cnt.Get(); !errors.Is(err, zkrecipes.ErrNotStarted) {
 		t.Errorf("Get before Start: %v", err)
 	}
-	if err := cnt.Set(context.Background(), 1); !errors.Is(err, shared.ErrNotStarted) {
+	if err := cnt.Set(context.Background(), 1); !errors.Is(err, zkrecipes.ErrNotStarted) {
 		t.Errorf("Set before Start: %v", err)
 	}
 	if err := cnt.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if err := cnt.Start(context.Background()); !errors.Is(err, shared.ErrClosed) {
+	if err := cnt.Start(context.Background()); !errors.Is(err, zkrecipes.ErrClosed) {
 		t.Errorf("Start after Close: %v", err)
 	}
 	if _, ok := <-cnt.Changes(); ok {
