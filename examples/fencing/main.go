@@ -147,8 +147,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) (err error) {
 	}
 	defer func() { err = errors.Join(err, srv.close()) }()
 
-	fmt.Fprintf(stdout, "paused holder: %d rounds per lock, the %d locks at once (Redis and MySQL lease %v, ZooKeeper session %v)\n",
-		s.rounds, len(lockdebate.Kinds), s.lease, s.session)
+	fmt.Fprintf(stdout, "paused holder: %s per lock, the %d locks at once (Redis and MySQL lease %v, ZooKeeper session %v)\n",
+		count(s.rounds, "round"), len(lockdebate.Kinds), s.lease, s.session)
 	cfg := lockdebate.PauseConfig{
 		Redis: srv.redis, MySQL: srv.mysql, ZK: srv.zk,
 		Rounds: s.rounds, Lease: s.lease, Session: s.session, Logger: logger,
@@ -176,7 +176,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) (err error) {
 func playFailovers(ctx context.Context, s settings, logger *slog.Logger, stdout io.Writer) ([]lockdebate.FailoverTally, error) {
 	var out []lockdebate.FailoverTally
 	if s.redisFailover > 0 {
-		fmt.Fprintf(stdout, "Redis failover: %d rounds on a fresh primary and replica each, and as many with the key replicated first\n", s.redisFailover)
+		fmt.Fprintf(stdout, "Redis failover: %s on a fresh primary and replica each, and as many with the key replicated first\n", count(s.redisFailover, "round"))
 		for _, replicated := range []bool{false, true} {
 			t, err := lockdebate.PlayRedisFailover(ctx, lockdebate.RedisFailoverConfig{Rounds: s.redisFailover, Replicated: replicated})
 			if err != nil {
@@ -209,6 +209,14 @@ func checkClaims(pause []lockdebate.Tally, failover []lockdebate.FailoverTally) 
 		}
 	}
 	return nil
+}
+
+// count is "1 round", "2 rounds".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // printRound is -v's line per round.
