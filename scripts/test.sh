@@ -64,7 +64,7 @@ if [ -n "$unformatted" ]; then
 fi
 
 echo "test: exported identifiers of the library and the harness have doc comments"
-go run ./scripts/checkdocs doc.go errors.go client retry internal recipes zktest integration/zerocheck "${contrib[@]}" || exit 1
+go run ./scripts/checkdocs doc.go errors.go client retry internal recipes zktest integration/zerocheck integration/lockdebate "${contrib[@]}" || exit 1
 
 echo "test: every recipe package keeps the conventions the README states (scripts/checkshape)"
 go run ./scripts/checkshape recipes/*/ || exit 1
