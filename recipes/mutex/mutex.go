@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/internal/option"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -44,7 +44,7 @@ func WithData(data []byte) Option {
 func WithRevocationListener(f func()) Option {
 	return func(o *options) error {
 		if f == nil {
-			return option.Invalid("nil revocation listener")
+			return errs.Invalid("nil revocation listener")
 		}
 		o.OnRevoke = f
 		return nil
