@@ -11,7 +11,7 @@ import (
 // that is closed, not started or started already, and wrap
 // zkrecipes.ErrClosed, ErrNotStarted and ErrAlreadyStarted.
 var (
-	errClosed         = errs.Named("zkrecipes: client is closed", zkrecipes.ErrClosed)
+	errClosed         = errs.ClientClosed
 	errNotStarted     = errs.Named("zkrecipes: client is not started", zkrecipes.ErrNotStarted)
 	errAlreadyStarted = errs.Named("zkrecipes: client is already started", zkrecipes.ErrAlreadyStarted)
 )
@@ -31,9 +31,5 @@ func (e *PathError) Error() string {
 // Unwrap lets errors.Is(err, zkrecipes.ErrInvalidPath) match.
 func (e *PathError) Unwrap() error { return zkrecipes.ErrInvalidPath }
 
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", zkrecipes.ErrInvalidArgument, fmt.Sprintf(format, args...))
-}
-
 // errZeroClient is the error of every call on a Client not made by New.
-func errZeroClient() error { return invalidArg("zero or nil Client: make one with New") }
+func errZeroClient() error { return errs.Invalid("zero or nil Client: make one with New") }

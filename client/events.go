@@ -1,6 +1,8 @@
 package client
 
 import (
+	"context"
+	"log/slog"
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes"
@@ -113,7 +115,11 @@ func (c *Client) publishLocked(s State, sid int64) {
 		}
 	}
 	ev := StateChange{State: s, SessionID: sid, Time: time.Now()}
-	c.log.Info("zookeeper connection state", "state", s.String(), "session", sessionHex(sid))
+	level := slog.LevelDebug
+	if s == StateSuspended || s == StateLost {
+		level = slog.LevelWarn // an operator paged at night wants these
+	}
+	c.log.Log(context.Background(), level, "zookeeper connection state", "state", s.String(), "session", sessionHex(sid))
 	for sub := range c.subs {
 		sub.Push(ev)
 	}

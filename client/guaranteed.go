@@ -240,7 +240,7 @@ func (c *Client) deleteLoop(what string, sess *Session, op func(conn *wire.Conn)
 		}
 		err := c.tryOnce(op)
 		if err == nil {
-			c.log.Info("pending delete done", "what", what, "attempts", attempt)
+			c.log.Debug("pending delete done", "what", what, "attempts", attempt)
 			return
 		}
 		if !mayPass(err) || lastChance {

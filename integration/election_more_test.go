@@ -10,8 +10,8 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // TestLatchPathDeleted ports testGetChildrenHitsNoNode: the election's

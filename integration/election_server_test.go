@@ -11,9 +11,9 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 	"github.com/go-zkrecipes/zkrecipes/retry"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestLatchLostConnection ports TestLeaderLatch.testLostConnection and,
@@ -25,7 +25,7 @@ import (
 // leads again.
 func TestLatchLostConnection(t *testing.T) {
 	noLeaks(t)
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	ns := namespace(t)
 	ctx := ctxT(t, 150*time.Second)
 	pol, err := retry.UntilElapsed(60*time.Second, 250*time.Millisecond)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/retry"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // Issue 8, point 2: a waiter survives the loss of its session; a holder
@@ -84,7 +84,7 @@ func TestSafetyWaiterSurvivesKilledSession(t *testing.T) {
 // waiter must re-queue on its new session, and the holder's Lost closes).
 func TestSafetyWaitingProcessKilledServer(t *testing.T) {
 	noLeaks(t)
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	t.Run("within session", func(t *testing.T) {
 		sfKilledServerRound(t, cl, 10*time.Second, 3*time.Second)
 	})
@@ -93,7 +93,7 @@ func TestSafetyWaitingProcessKilledServer(t *testing.T) {
 	})
 }
 
-func sfKilledServerRound(t *testing.T, cl *zkharness.Cluster, timeout, down time.Duration) {
+func sfKilledServerRound(t *testing.T, cl *zktest.Cluster, timeout, down time.Duration) {
 	ns := namespace(t)
 	ctx := ctxT(t, 150*time.Second)
 	// The test is about surviving, not about a policy's bound: give both

@@ -5,7 +5,8 @@
 #   2. a Docker engine (docker.io, dockerd) and a ZooKeeper image built locally
 #      from Debian's packages, for the testcontainers-go backend;
 #   3. go vet, the library import check (scripts/check-imports.sh), gofmt
-#      and the doc-comment check (scripts/checkdocs), then
+#      and the doc-comment check (scripts/checkdocs), the recipes' shape
+#      check (scripts/checkshape), then
 #      every test with -race on the docker backend, then a smoke subset again
 #      on the local-process backend (with the TLS and ACL tests of
 #      integration/securityit, so they run on both);
@@ -63,7 +64,10 @@ if [ -n "$unformatted" ]; then
 fi
 
 echo "test: exported identifiers of the library and the harness have doc comments"
-go run ./scripts/checkdocs doc.go errors.go client retry internal recipes integration/zkharness integration/zerocheck "${contrib[@]}" || exit 1
+go run ./scripts/checkdocs doc.go errors.go client retry internal recipes zktest integration/zerocheck integration/lockdebate "${contrib[@]}" || exit 1
+
+echo "test: every recipe package keeps the conventions the README states (scripts/checkshape)"
+go run ./scripts/checkshape recipes/*/ || exit 1
 
 status=0
 echo "test: go test -race ./... with ZK_BACKEND=$backend (log: $log)"
@@ -73,7 +77,7 @@ if [ "$backend" = docker ]; then
 	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v \
 		-run 'Smoke|TestClientLifecycle|TestClientShortCutKeepsSession|TestClientLongCutLosesSession|TestMutexExclusion|TestCuratorInteropMutex' \
 		./integration/ >>"$log" 2>&1 || status=1
-	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends|TestTLSCluster' ./integration/zkharness/ >>"$log" 2>&1 || status=1
+	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends|TestTLSCluster' ./zktest/ >>"$log" 2>&1 || status=1
 	# TLS and ACLs on a real server, on both backends (issue 18): the whole package again.
 	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./integration/securityit/ >>"$log" 2>&1 || status=1
 fi
@@ -88,7 +92,7 @@ ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v ./clien
 ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v \
 	-run '^(TestElection|TestLatch|TestRun|TestClientPersistent)' ./integration/ >>"$log" 2>&1 || status=1
 
-grep -hE "zkharness: backend=[a-z]+ .*servers=[0-9]+ addrs=" "$log" | sed 's/^.*zkharness: /test: served by: /' | sort | uniq -c
+grep -hE "zktest: backend=[a-z]+ .*servers=[0-9]+ addrs=" "$log" | sed 's/^.*zktest: /test: served by: /' | sort | uniq -c
 grep -E '^(ok|FAIL|---)[[:space:]]' "$log" | grep -v -- '--- PASS' || true
 # The chaos scenarios' summary lines (seed, faults, checks): a failed one reruns with CHAOS_SEED.
 grep -hoE 'chaos [a-z]+ seed=[0-9]+ .*' "$log" | sed 's/^/test: /' || true

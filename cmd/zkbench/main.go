@@ -126,7 +126,7 @@
 // The counter recipes measure increments of one counter (recipe_counter.go
 // has their line's fields).
 //
-// Without -zk, zkbench starts a throwaway server with zkharness, by default
+// Without -zk, zkbench starts a throwaway server with zktest, by default
 // on the local backend (a java process on loopback, so no docker-proxy sits
 // in the path); -backend docker or auto chooses otherwise, and -backend ""
 // leaves the choice to ZK_BACKEND. Everything it creates lives under a fresh /zkbench/<run> path
@@ -168,7 +168,7 @@ const defaultSession = 10 * time.Second
 // options are the command's flags.
 type options struct {
 	run     runConfig
-	zk      string // -zk as given; see zkharness.ServersOrThrowaway
+	zk      string // -zk as given; see zktest.ServersOrThrowaway
 	backend string
 	timeout time.Duration
 	all     bool
@@ -195,7 +195,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.run.readers, "readers", 0, "rwlock: workers taking the read lock")
 	fs.IntVar(&o.run.writers, "writers", 0, "rwlock: workers taking the write lock")
 	fs.StringVar(&o.zk, "zk", "", "ZooKeeper `host:port,...` (default: start a throwaway server)")
-	fs.StringVar(&o.backend, "backend", "local", `zkharness backend when -zk is empty: local, docker, auto, or "" for $ZK_BACKEND`)
+	fs.StringVar(&o.backend, "backend", "local", `zktest backend when -zk is empty: local, docker, auto, or "" for $ZK_BACKEND`)
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up on the whole command after this long")
 	fs.BoolVar(&o.all, "all", false, "run the comparison matrix (ignores -recipe, -workers, -iters, -warmup)")
 	fs.BoolVar(&o.big, "big", false, "with -all: add runs with 1000 waiters")

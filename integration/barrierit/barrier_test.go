@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // quiet is how long a call that must still wait is watched for an early
@@ -75,7 +75,7 @@ func TestDistributedBarrierMultiClient(t *testing.T) {
 // persistent), and the Wait that kept waiting returns when it is removed.
 func TestDistributedBarrierServerCrash(t *testing.T) {
 	itest.NoLeaks(t)
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	r := newRig(t, cl, 2*time.Minute)
 	b := r.gate(r.client(nil, 2*time.Second), "/barrier")
 	require.NoError(t, b.Set(r.ctx))

@@ -10,8 +10,8 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestDoubleBarrierShortCut: a member waiting in Enter whose link is cut
@@ -98,7 +98,7 @@ func TestDoubleBarrierSessionExpiry(t *testing.T) {
 // stopped: every Leave returns, and nothing is left on any server.
 func TestDoubleBarrierEnsemble(t *testing.T) {
 	itest.NoLeaks(t)
-	cl := zkharness.ForTest(t, zkharness.WithServers(3))
+	cl := zktest.ForTest(t, zktest.WithServers(3))
 	r := newRig(t, cl, 2*time.Minute)
 	var cs []*client.Client
 	var ds []*barrier.Double
@@ -144,7 +144,7 @@ func TestDoubleBarrierEnsemble(t *testing.T) {
 }
 
 // serverOf is the index in cl of the server c is connected to.
-func serverOf(t *testing.T, cl *zkharness.Cluster, c *client.Client) int {
+func serverOf(t *testing.T, cl *zktest.Cluster, c *client.Client) int {
 	t.Helper()
 	conn, err := c.Conn(itest.Ctx(t, 10*time.Second))
 	require.NoError(t, err)

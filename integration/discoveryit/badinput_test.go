@@ -92,9 +92,11 @@ func TestUseAfterClose(t *testing.T) {
 	requireSays(t, err, zkrecipes.ErrClosed, pClosed)
 	requireSays(t, p.Start(ctx), zkrecipes.ErrClosed, pClosed)
 	requireSays(t, ch.Start(ctx), zkrecipes.ErrClosed, cClosed)
-	_, err = ch.Listen(func(discovery.Event) {})
-	requireSays(t, err, zkrecipes.ErrClosed, cClosed)
-	_, ok := <-events
+	later, stop := ch.Events()
+	_, ok := <-later
+	require.False(t, ok, "Events of a closed cache")
+	stop()
+	_, ok = <-events
 	require.False(t, ok, "a closed cache's subscription is closed")
 	require.Empty(t, d.Registered())
 

@@ -106,7 +106,7 @@ func TestGroupMemberJoinedBeforeLoaded(t *testing.T) {
 		m, err := group.New(c, path, id, []byte(id))
 		require.NoError(t, err)
 		events, stop := m.Events()
-		require.NoError(t, m.Start())
+		require.NoError(t, m.Start(ctx))
 		var got []string
 		for {
 			ev := itest.Await(t, events, 20*time.Second, "group event")
@@ -116,7 +116,6 @@ func TestGroupMemberJoinedBeforeLoaded(t *testing.T) {
 			}
 		}
 		require.Contains(t, got, "JOINED "+id, "start %d: the first load has no Joined of the member itself: %v", i, got)
-		require.NoError(t, m.WaitJoined(ctx))
 		require.Equal(t, want, render(m.Members()), "start %d", i)
 
 		require.NoError(t, m.Close(ctx))

@@ -8,9 +8,9 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // AcquireEachOutcome makes, on c (whose hooks are hooks), one wait of each
@@ -21,7 +21,7 @@ import (
 // acquired and a TryAcquire that finds no lease free (busy, ErrNoLeases);
 // a semaphore mutex held and a TryLock of it (busy). It releases what it
 // took.
-func AcquireEachOutcome(t testing.TB, ctx context.Context, cluster *zkharness.Cluster, c *client.Client, hooks *client.Hooks) {
+func AcquireEachOutcome(t testing.TB, ctx context.Context, cluster *zktest.Cluster, c *client.Client, hooks *client.Hooks) {
 	t.Helper()
 	newMutex := func(c *client.Client) *mutex.Mutex {
 		m, err := mutex.New(c, "/outcomes/lock")

@@ -11,8 +11,8 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // closeWithin is how long a Close(context.Background()) may take without a
@@ -40,7 +40,7 @@ func closeInBackground(t *testing.T, n *node.Node) error {
 // is back. Nothing is left in the end.
 func TestNodeCloseSessionLost(t *testing.T) {
 	itest.NoLeaks(t)
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	r := newRig(t, cl, 2*time.Second)
 	r.dir("/svc")
 	eph := r.start("/svc/eph", "e")

@@ -63,10 +63,10 @@ func TestNodeTTL(t *testing.T) {
 		r := newRig(t, nil, 20*time.Second) // the session outlives the cut: only the TTL ends the node
 		r.dir("/leases")
 		n := r.newNode("/leases/job", "x", node.WithTTL(ttl))
-		events, cancel := n.Subscribe()
+		events, cancel := n.Events()
 		defer cancel()
-		require.NoError(t, n.Start())
-		expectEvent(t, events, node.Created, 30*time.Second)
+		require.NoError(t, n.Start(r.ctx(30*time.Second)))
+		expectEvent(t, events, node.Created, 10*time.Second)
 		sess := r.c.Session()
 		r.link.Cut()
 		itest.Eventually(t, 20*time.Second, "the cut-off handle's TTL node expires", func() bool {

@@ -73,15 +73,13 @@ func TestACLRefusalReachesTheCallerOnce(t *testing.T) {
 			n, err := node.New(b, "/guarded/member", []byte("bob"))
 			require.NoError(t, err)
 			defer n.Close(context.Background())
-			require.NoError(t, n.Start())
-			return n.WaitForInitialCreate(ctx)
+			return n.Start(ctx) // the server's refusal; the node keeps trying until Close
 		}},
 		{"group", 2, func(ctx context.Context) error {
 			m, err := group.New(b, "/guarded/workers", "bob", nil)
 			require.NoError(t, err)
 			defer m.Close(context.Background())
-			require.NoError(t, m.Start())
-			return m.WaitJoined(ctx)
+			return m.Start(ctx)
 		}},
 	}
 	for _, tc := range cases {

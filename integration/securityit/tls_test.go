@@ -127,7 +127,7 @@ func TestTLSIdentityIsTheCertificate(t *testing.T) {
 	ctx := ctxT(t, time.Minute)
 	_, err := c.Create(ctx, "/dir", nil, zk.FlagPersistent)
 	require.NoError(t, err)
-	onlyCert := []zk.ACL{{Perms: zk.PermAll, Scheme: "x509", ID: "CN=zkharness client"}}
+	onlyCert := []zk.ACL{{Perms: zk.PermAll, Scheme: "x509", ID: "CN=zktest client"}}
 	_, err = c.Multi(ctx, &zk.CreateRequest{Path: "/dir/cert-only", Data: []byte("s"), Acl: onlyCert})
 	require.NoError(t, err)
 	data, _, err := c.Get(ctx, "/dir/cert-only")

@@ -152,3 +152,12 @@ func WatchLoss(c any, w *LossWatch) bool { return impl.WatchLoss(c, w) }
 // UnwatchLoss removes w; it reports whether w was still registered (F not
 // called, and now never called).
 func UnwatchLoss(c any, w *LossWatch) bool { return impl.UnwatchLoss(c, w) }
+
+// RecipeLogger returns the client's logger with the attributes that tell a
+// recipe's lines apart: recipe (its name, "cache", "node", ...) and path.
+// Recipes log routine events at Debug and only what an operator must see
+// (something left behind, a failure that will not pass) at Warn: nothing
+// at Info, so a service that did not ask for zkrecipes' lines sees none.
+func RecipeLogger(c any, recipe, path string) *slog.Logger {
+	return impl.Logger(c).With("recipe", recipe, "path", path)
+}

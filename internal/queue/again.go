@@ -32,7 +32,7 @@ func Again[T any](ctx context.Context, c *client.Client, who, path string, attem
 		if sleep == backoff.Stop {
 			return zero, fmt.Errorf("zkrecipes: %s lost its place %d times: %w", who, n, err)
 		}
-		access.Logger(c).Info(who+" lost its place; trying again", "path", path, "err", err, "sleep", sleep)
+		access.Logger(c).Debug(who+" lost its place; trying again", "path", path, "err", err, "sleep", sleep)
 		if !Sleep(ctx, sleep) {
 			return zero, fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
 		}

@@ -35,7 +35,7 @@ type Handle struct {
 }
 
 // NewHandle returns a handle on the lock at dir. It does no I/O.
-func NewHandle[O ~func(*Options)](c *client.Client, dir string, opts []O) (*Handle, error) {
+func NewHandle[O ~func(*Options) error](c *client.Client, dir string, opts []O) (*Handle, error) {
 	o, err := prepare(c, dir, opts)
 	if err != nil {
 		return nil, err

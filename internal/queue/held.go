@@ -231,7 +231,7 @@ func (h *Held) markLost(cause error) bool {
 // lose closes Lost with zkrecipes.ErrLost (and logs why), unless it is closed already.
 func (h *Held) lose(why string) {
 	if h.markLost(zkrecipes.ErrLost) {
-		access.Logger(h.c).Info("holding lost", "node", h.node.Path, "why", why)
+		access.Logger(h.c).Debug("holding lost", "node", h.node.Path, "why", why)
 	}
 }
 

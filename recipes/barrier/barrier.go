@@ -7,8 +7,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Barrier is Curator's DistributedBarrier: a gate that is closed while its
@@ -46,7 +46,7 @@ func New(c *client.Client, path string, opts ...Option) (*Barrier, error) {
 func (b *Barrier) zero() bool { return b == nil || b.c == nil }
 
 // errZeroBarrier is the error of every call on a Barrier not made by New.
-func errZeroBarrier() error { return invalidArg("zero or nil Barrier: make one with New") }
+func errZeroBarrier() error { return errs.Invalid("zero or nil Barrier: make one with New") }
 
 // Path is the barrier's path, relative to the client's namespace.
 func (b *Barrier) Path() string {
@@ -141,7 +141,7 @@ func (b *Barrier) Close() error {
 	if b.zero() {
 		return errZeroBarrier()
 	}
-	b.close(zkrecipes.ErrClosed)
+	b.close(errBarrierClosed)
 	return nil
 }
 
@@ -149,7 +149,7 @@ func (b *Barrier) Close() error {
 // at Close, and its stop function.
 func (b *Barrier) begin(ctx context.Context, op string) (context.Context, func(), error) {
 	if b.closing.Err() != nil {
-		return nil, nil, fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, zkrecipes.ErrClosed)
+		return nil, nil, fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, errBarrierClosed)
 	}
 	octx, stop := withClose(ctx, b.closing)
 	return octx, stop, nil
@@ -158,7 +158,7 @@ func (b *Barrier) begin(ctx context.Context, op string) (context.Context, func()
 // fail words an error of op: zkrecipes.ErrClosed once Close was called.
 func (b *Barrier) fail(op string, octx context.Context, err error) error {
 	if b.closing.Err() != nil && octx.Err() != nil {
-		return fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, zkrecipes.ErrClosed)
+		return fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, errBarrierClosed)
 	}
 	return fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, err)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // readyName is the node whose creation opens a double barrier (Curator's
@@ -47,9 +48,10 @@ type Double struct {
 	last    int64           // the czxid of the last ready node it passed (0 before the first)
 
 	// Used only by the call that holds the turn:
-	closed bool            // Close has run
-	stale  []string        // own nodes given up whose delete went on in the background
-	readyW <-chan zk.Event // an existence watch on the ready node not yet fired, or nil
+	closed   bool            // Close has run
+	closeErr error           // its result
+	stale    []string        // own nodes given up whose delete went on in the background
+	readyW   <-chan zk.Event // an existence watch on the ready node not yet fired, or nil
 }
 
 // NewDouble returns a member of the double barrier at path (relative to the
@@ -62,7 +64,7 @@ func NewDouble(c *client.Client, path string, n int, opts ...Option) (*Double, e
 		return nil, err
 	}
 	if n < 1 {
-		return nil, invalidArg("member count %d: must be at least 1", n)
+		return nil, errs.Invalid("member count %d: must be at least 1", n)
 	}
 	o, err := apply(opts)
 	if err != nil {
@@ -76,7 +78,7 @@ func NewDouble(c *client.Client, path string, n int, opts ...Option) (*Double, e
 func (d *Double) zero() bool { return d == nil || d.c == nil }
 
 // errZeroDouble is the error of every call on a Double not made by NewDouble.
-func errZeroDouble() error { return invalidArg("zero or nil Double: make one with NewDouble") }
+func errZeroDouble() error { return errs.Invalid("zero or nil Double: make one with NewDouble") }
 
 // Path is the barrier's path, relative to the client's namespace.
 func (d *Double) Path() string {
@@ -130,13 +132,13 @@ func (d *Double) Round() int64 {
 // client's guaranteed delete (within ctx; else the error wraps
 // zkrecipes.ErrDeletePending and the delete goes on in the background while the
 // session lives), and the ready node too when no member is left. Every
-// later call returns zkrecipes.ErrClosed. Close is idempotent: a second call returns
-// nil.
+// later call returns zkrecipes.ErrClosed. A second Close returns the first
+// one's result (once the first has it).
 func (d *Double) Close(ctx context.Context) error {
 	if d.zero() {
 		return errZeroDouble()
 	}
-	d.close(zkrecipes.ErrClosed)
+	d.close(errBarrierClosed)
 	select {
 	case d.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -144,7 +146,7 @@ func (d *Double) Close(ctx context.Context) error {
 	}
 	defer d.give()
 	if d.closed {
-		return nil
+		return d.closeErr
 	}
 	d.closed = true
 	var err error
@@ -156,6 +158,7 @@ func (d *Double) Close(ctx context.Context) error {
 	if len(d.stale) > 0 && err == nil {
 		_ = d.clearStale(ctx) // best effort: their guaranteed deletes go on anyway
 	}
+	d.closeErr = err
 	return err
 }
 
@@ -173,11 +176,11 @@ func (d *Double) take(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("zkrecipes: barrier %s: waiting for the call under way: %w", d.path, ctx.Err())
 	case <-d.closing.Done():
-		return fmt.Errorf("zkrecipes: barrier %s: %w", d.path, zkrecipes.ErrClosed)
+		return fmt.Errorf("zkrecipes: barrier %s: %w", d.path, errBarrierClosed)
 	}
 	if d.closed {
 		d.give()
-		return fmt.Errorf("zkrecipes: barrier %s: %w", d.path, zkrecipes.ErrClosed)
+		return fmt.Errorf("zkrecipes: barrier %s: %w", d.path, errBarrierClosed)
 	}
 	return nil
 }
@@ -191,7 +194,7 @@ func (d *Double) child(name string) string { return d.path + "/" + name }
 // Close ended it, else ctx's error.
 func (d *Double) ended(op string, ctx context.Context) error {
 	if d.closing.Err() != nil {
-		return fmt.Errorf("zkrecipes: barrier %s: %s: %w", d.path, op, zkrecipes.ErrClosed)
+		return fmt.Errorf("zkrecipes: barrier %s: %s: %w", d.path, op, errBarrierClosed)
 	}
 	return fmt.Errorf("zkrecipes: barrier %s: %s: %w", d.path, op, ctx.Err())
 }

@@ -2,10 +2,10 @@ package barrier
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // The errors of this package. The errors it shares with the others are
@@ -19,15 +19,11 @@ var (
 	ErrNotEntered = errors.New("zkrecipes: barrier not entered")
 )
 
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", zkrecipes.ErrInvalidArgument, fmt.Sprintf(format, args...))
-}
-
 // check validates what both constructors take: a client and an absolute
 // path that is not the root.
 func check(c *client.Client, path string) error {
 	if c == nil {
-		return invalidArg("nil client")
+		return errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return err
@@ -38,3 +34,7 @@ func check(c *client.Client, path string) error {
 	// The nodes a double barrier makes under path must be valid too.
 	return client.ValidatePath(path + "/" + readyName)
 }
+
+// errBarrierClosed is the error of a call on a closed barrier: it names it
+// and wraps zkrecipes.ErrClosed.
+var errBarrierClosed = errs.Named("zkrecipes: barrier is closed", zkrecipes.ErrClosed)

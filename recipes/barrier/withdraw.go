@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // fail ends an Enter that did not pass: the member's node goes (withdraw
@@ -28,7 +29,7 @@ func (e *entry) fail(ctx, octx context.Context, err error) error {
 	case errors.Is(err, errGone):
 		_ = d.drop(cctx, e.own, e.sess)
 		if errors.Is(e.sess.Err(), zkrecipes.ErrClosed) {
-			return fmt.Errorf("zkrecipes: barrier %s: enter: %w", d.path, zkrecipes.ErrClosed)
+			return fmt.Errorf("zkrecipes: barrier %s: enter: %w", d.path, errs.ClientClosed)
 		}
 		if e.sess.Err() != nil {
 			return fmt.Errorf("zkrecipes: barrier %s: enter: %w: %w", d.path, zkrecipes.ErrLost, zkrecipes.ErrSessionLost)

@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 )
 
 // connect starts a client with a session of its own, standing for one
 // process, on the examples' throwaway server.
-func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
+func connect(ctx context.Context) (*client.Client, error) { return itest.ConnectExample(ctx) }
 
 // One process keeps a cache of the services registered under a path (the
 // path and its children: WithDepth(1)); another registers, updates and
@@ -49,11 +49,12 @@ func ExampleCache() {
 	}
 	events, stop := ch.Events() // before Start: the initial load's events too
 	defer stop()
-	if err := ch.Start(); err != nil {
+	// Close also when Start fails: the cache goes on loading until Close.
+	defer ch.Close(ctx)
+	if err := ch.Start(ctx); err != nil { // returns after the first full load
 		fmt.Println(err)
 		return
 	}
-	defer ch.Close()
 
 	// next prints the cache's next event.
 	next := func() {

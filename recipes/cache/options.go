@@ -1,6 +1,10 @@
 package cache
 
-import "log/slog"
+import (
+	"log/slog"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+)
 
 // Option configures a Cache.
 type Option func(*options) error
@@ -29,7 +33,7 @@ const defaultFlight = 512
 func WithDepth(depth int) Option {
 	return func(o *options) error {
 		if depth < 1 {
-			return invalidArg("depth %d: must be at least 1 (WithSingleNode caches the root alone)", depth)
+			return errs.Invalid("depth %d: must be at least 1 (WithSingleNode caches the root alone)", depth)
 		}
 		o.maxDepth = depth
 		return nil
@@ -54,7 +58,7 @@ func WithSingleNode() Option {
 func WithFilter(keep func(path string) bool) Option {
 	return func(o *options) error {
 		if keep == nil {
-			return invalidArg("nil filter")
+			return errs.Invalid("nil filter")
 		}
 		o.filter = keep
 		return nil
@@ -68,18 +72,6 @@ func WithFilter(keep func(path string) bool) Option {
 func WithoutData() Option {
 	return func(o *options) error {
 		o.noData = true
-		return nil
-	}
-}
-
-// WithLogger sets where the cache reports reads that failed and are retried
-// (default: the client's logger).
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return invalidArg("nil logger")
-		}
-		o.logger = l
 		return nil
 	}
 }

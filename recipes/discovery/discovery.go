@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 )
 
 // Discovery registers service instances under a base path and queries
@@ -21,6 +23,9 @@ type Discovery struct {
 	opt  options
 	log  *slog.Logger
 
+	closeOnce   sync.Once
+	closeResult error // the first Close's
+
 	mu     sync.Mutex
 	closed bool
 	regs   map[string]*registration // by instance id
@@ -31,28 +36,20 @@ type Discovery struct {
 // client's namespace; Curator's basePath). It does no I/O.
 func New(c *client.Client, basePath string, opts ...Option) (*Discovery, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(basePath); err != nil {
 		return nil, err
 	}
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
-	}
-	if o.logger == nil {
-		o.logger = access.Logger(c)
+	if err := option.Apply("service discovery "+basePath, &o, opts); err != nil {
+		return nil, err
 	}
 	return &Discovery{
 		c:      c,
 		base:   basePath,
 		opt:    o,
-		log:    o.logger,
+		log:    access.RecipeLogger(c, "discovery", basePath),
 		regs:   map[string]*registration{},
 		caches: map[*Cache]struct{}{},
 	}, nil
@@ -81,7 +78,7 @@ func (d *Discovery) pathForInstance(name, id string) string { return d.pathForNa
 // usable is nil, or why d cannot be used.
 func (d *Discovery) usable() error {
 	if d == nil || d.c == nil {
-		return invalidArg("zero or nil Discovery: make one with New")
+		return errs.Invalid("zero or nil Discovery: make one with New")
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -95,16 +92,19 @@ func (d *Discovery) usable() error {
 // unregisters every instance it registered (Curator's close), each with a
 // guaranteed delete: when ctx ends first the error wraps
 // zkrecipes.ErrDeletePending and the deletes go on in the background. Every
-// later call returns zkrecipes.ErrClosed; Close itself is idempotent.
+// later call returns zkrecipes.ErrClosed. A second Close waits for the
+// first to end and returns the same result.
 func (d *Discovery) Close(ctx context.Context) error {
 	if d == nil || d.c == nil {
-		return invalidArg("zero or nil Discovery: make one with New")
+		return errs.Invalid("zero or nil Discovery: make one with New")
 	}
+	d.closeOnce.Do(func() { d.closeResult = d.close(ctx) })
+	return d.closeResult
+}
+
+// close is the first Close.
+func (d *Discovery) close(ctx context.Context) error {
 	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return nil
-	}
 	d.closed = true
 	regs := d.regs
 	d.regs = map[string]*registration{}
@@ -112,7 +112,7 @@ func (d *Discovery) Close(ctx context.Context) error {
 	d.caches = map[*Cache]struct{}{}
 	d.mu.Unlock()
 	for ch := range caches {
-		_ = ch.Close()
+		_ = ch.Close(ctx)
 	}
 	var errs []error
 	for _, r := range regs {

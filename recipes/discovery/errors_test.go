@@ -35,7 +35,7 @@ func TestLifecycleErrors(t *testing.T) {
 	wantErr(t, "GetInstance before Start", err, zkrecipes.ErrNotStarted, "zkrecipes: service provider is not started")
 	_, err = p.GetAllInstances()
 	wantErr(t, "GetAllInstances before Start", err, zkrecipes.ErrNotStarted, "zkrecipes: service provider is not started")
-	if err := p.Close(); err != nil {
+	if err := p.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	_, err = p.GetInstance()
@@ -46,12 +46,23 @@ func TestLifecycleErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ch.Close(); err != nil {
+	if err := ch.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if err := ch.Close(ctx); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
 	wantErr(t, "cache Start after Close", ch.Start(ctx), zkrecipes.ErrClosed, "zkrecipes: service cache is closed")
-	_, err = ch.Listen(func(discovery.Event) {})
-	wantErr(t, "cache Listen after Close", err, zkrecipes.ErrClosed, "zkrecipes: service cache is closed")
+	events, cancel := ch.Events()
+	defer cancel()
+	select {
+	case _, ok := <-events:
+		if ok {
+			t.Error("cache Events after Close: an event")
+		}
+	default:
+		t.Error("cache Events after Close: an open channel")
+	}
 
 	if err := d.Close(ctx); err != nil {
 		t.Fatal(err)

@@ -1,13 +1,12 @@
 package discovery
 
-import "log/slog"
+import "github.com/go-zkrecipes/zkrecipes/internal/errs"
 
 // Option configures a Discovery.
 type Option func(*options) error
 
 type options struct {
 	enabledField bool
-	logger       *slog.Logger
 }
 
 // WithEnabledField writes the "enabled" field in the instances this
@@ -19,19 +18,6 @@ type options struct {
 func WithEnabledField() Option {
 	return func(o *options) error {
 		o.enabledField = true
-		return nil
-	}
-}
-
-// WithLogger sets where the Discovery, its caches and providers report
-// what they retry or skip (nodes whose data is no instance); default: the
-// client's logger.
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return invalidArg("nil logger")
-		}
-		o.logger = l
 		return nil
 	}
 }
@@ -50,7 +36,7 @@ type providerOptions struct {
 func WithStrategy(s Strategy) ProviderOption {
 	return func(o *providerOptions) error {
 		if s == nil {
-			return invalidArg("nil strategy")
+			return errs.Invalid("nil strategy")
 		}
 		o.strategy = s
 		return nil
@@ -65,7 +51,7 @@ func WithStrategy(s Strategy) ProviderOption {
 func WithFilter(keep func(Instance) bool) ProviderOption {
 	return func(o *providerOptions) error {
 		if keep == nil {
-			return invalidArg("nil filter")
+			return errs.Invalid("nil filter")
 		}
 		o.filters = append(o.filters, keep)
 		return nil
@@ -78,7 +64,7 @@ func WithFilter(keep func(Instance) bool) ProviderOption {
 func WithDownInstancePolicy(p DownInstancePolicy) ProviderOption {
 	return func(o *providerOptions) error {
 		if p.Timeout <= 0 || p.ErrorThreshold < 1 {
-			return invalidArg("down instance policy %+v: needs a positive Timeout and an ErrorThreshold of at least 1", p)
+			return errs.Invalid("down instance policy %+v: needs a positive Timeout and an ErrorThreshold of at least 1", p)
 		}
 		o.down = p
 		return nil

@@ -1,6 +1,11 @@
 package discovery
 
-import "context"
+import (
+	"context"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
+)
 
 // Provider hands out instances of one service from a cached view, by a
 // strategy (Curator's ServiceProvider): GetInstance for one use,
@@ -24,13 +29,8 @@ func (d *Discovery) NewProvider(name string, opts ...ProviderOption) (*Provider,
 		return nil, err
 	}
 	o := providerOptions{down: DefaultDownInstancePolicy}
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	if err := option.Apply("service provider "+name, &o, opts); err != nil {
+		return nil, err
 	}
 	if o.strategy == nil {
 		o.strategy = RoundRobin()
@@ -113,14 +113,16 @@ func (p *Provider) NoteError(inst Instance) {
 	p.down.add(inst)
 }
 
-// Close stops the provider's view (Curator's close). It is idempotent.
-func (p *Provider) Close() error {
+// Close stops the provider's view (Curator's close), removing its watch
+// from the server within ctx (see Cache.Close). A second Close waits for
+// the first to end and returns the same result.
+func (p *Provider) Close(ctx context.Context) error {
 	if p == nil || p.cache == nil {
 		return errZeroProvider()
 	}
-	return p.cache.Close()
+	return p.cache.Close(ctx)
 }
 
 func errZeroProvider() error {
-	return invalidArg("zero or nil Provider: make one with Discovery.NewProvider")
+	return errs.Invalid("zero or nil Provider: make one with Discovery.NewProvider")
 }

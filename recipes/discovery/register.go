@@ -65,9 +65,7 @@ func (d *Discovery) Register(ctx context.Context, inst Instance) error {
 func (d *Discovery) create(ctx context.Context, r *registration, inst Instance, data []byte) error {
 	n, err := newRegistrar(d.c, d.pathForInstance(inst.Name, inst.ID), data, inst.ServiceType, d.log)
 	if err == nil {
-		if err = n.Start(); err == nil {
-			err = n.WaitForInitialCreate(ctx)
-		}
+		err = n.Start(ctx)
 	}
 	if err != nil {
 		r.gone = true

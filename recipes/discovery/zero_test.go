@@ -44,9 +44,7 @@ func TestZeroValues(t *testing.T) {
 	}
 	for _, ch := range []*discovery.Cache{nil, {}} {
 		check("Cache.Start", ch.Start(ctx))
-		check("Cache.Close", ch.Close())
-		_, err := ch.Listen(func(discovery.Event) {})
-		check("Cache.Listen", err)
+		check("Cache.Close", ch.Close(ctx))
 		require.Empty(t, ch.Instances())
 		require.Empty(t, ch.Name())
 		require.Nil(t, ch.Initialized())
@@ -58,7 +56,7 @@ func TestZeroValues(t *testing.T) {
 	}
 	for _, p := range []*discovery.Provider{nil, {}} {
 		check("Provider.Start", p.Start(ctx))
-		check("Provider.Close", p.Close())
+		check("Provider.Close", p.Close(ctx))
 		_, err := p.GetInstance()
 		check("GetInstance", err)
 		_, err = p.GetAllInstances()
@@ -81,8 +79,6 @@ func TestNewArguments(t *testing.T) {
 		require.True(t, errors.Is(err, zkrecipes.ErrInvalidPath) && errors.As(err, &pe), "path %q: %v", p, err)
 	}
 	_, err = discovery.New(c, "/services", nil)
-	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
-	_, err = discovery.New(c, "/services", discovery.WithLogger(nil))
 	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 
 	d, err := discovery.New(c, "/services")

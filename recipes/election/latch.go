@@ -12,6 +12,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -29,16 +30,17 @@ type Latch struct {
 
 	startMu sync.Mutex // serialises Start and Close
 
-	mu      sync.Mutex
-	started bool
-	closed  bool
-	fatal   error // why the campaign stopped for good (the client closed)
-	term    *Term // the current term, or nil
-	node    client.ProtectedNode
-	changed chan struct{} // closed and replaced on every change above
-	terms   chan *Term    // one slot, latest wins
-	stop    context.CancelFunc
-	done    chan struct{} // closed when the campaign has returned
+	mu       sync.Mutex
+	started  bool
+	closed   bool
+	closeErr error // the first Close's result (written under startMu)
+	fatal    error // why the campaign stopped for good (the client closed)
+	term     *Term // the current term, or nil
+	node     client.ProtectedNode
+	changed  chan struct{} // closed and replaced on every change above
+	terms    chan *Term    // one slot, latest wins
+	stop     context.CancelFunc
+	done     chan struct{} // closed when the campaign has returned
 }
 
 // NewLatch returns a participant in the leader latch at path (relative to
@@ -81,15 +83,18 @@ func (l *Latch) ID() string {
 
 // Start joins the election: it creates the latch's node (so participants
 // started one after another lead in that order) and returns; the
-// campaign then goes on in the background until Close. zkrecipes.ErrAlreadyStarted
-// on a second Start, zkrecipes.ErrClosed after Close. If the node cannot be made
-// within ctx, the latch is not started and Start may be called again.
+// campaign then goes on in the background until Close. When ctx ends (or
+// the connection fails) before the node is made, Start returns that error
+// and the latch goes on joining in the background: Close it all the same.
+// An error that will not pass (the server's ACL refuses the node, the
+// client is closed) leaves the latch not started. zkrecipes.ErrAlreadyStarted
+// on a second Start, zkrecipes.ErrClosed after Close.
 func (l *Latch) Start(ctx context.Context) error {
 	if !l.valid() {
 		return errZero
 	}
 	if ctx == nil {
-		return invalidArg("nil context")
+		return errs.Invalid("nil context")
 	}
 	l.startMu.Lock()
 	defer l.startMu.Unlock()
@@ -103,9 +108,10 @@ func (l *Latch) Start(ctx context.Context) error {
 		return fmt.Errorf("%w: latch %s", zkrecipes.ErrAlreadyStarted, l.path)
 	}
 	node, err := l.enter(ctx)
-	if err != nil {
+	if err != nil && final(err) {
 		return err
 	}
+	// On a passing failure the campaign enters by itself (node is zero).
 	run, stop := context.WithCancel(context.Background())
 	l.mu.Lock()
 	l.started, l.node, l.stop, l.done = true, node, stop, make(chan struct{})
@@ -113,7 +119,13 @@ func (l *Latch) Start(ctx context.Context) error {
 	l.mu.Unlock()
 	l.note.start()
 	go l.campaign(run, node, done)
-	return nil
+	return err
+}
+
+// final reports whether err from joining will not pass by trying again.
+func final(err error) bool {
+	var acl *client.ACLError
+	return errors.As(err, &acl) || errors.Is(err, zkrecipes.ErrClosed) || errors.Is(err, zkrecipes.ErrInvalidArgument)
 }
 
 // enter makes a node, retrying a node that landed in a stale session.
@@ -135,7 +147,7 @@ func (l *Latch) Await(ctx context.Context) (*Term, error) {
 		return nil, errZero
 	}
 	if ctx == nil {
-		return nil, invalidArg("nil context")
+		return nil, errs.Invalid("nil context")
 	}
 	for {
 		l.mu.Lock()
@@ -211,8 +223,8 @@ func (l *Latch) Node() string {
 // with a guaranteed delete: if that cannot finish within ctx (nil means no
 // deadline), the latch is closed all the same, the client keeps deleting the
 // node in the background while its session lives, and the error wraps
-// zkrecipes.ErrDeletePending. Terms is closed. A second Close does nothing and
-// returns nil.
+// zkrecipes.ErrDeletePending. Terms is closed. A second Close returns the
+// first one's result.
 func (l *Latch) Close(ctx context.Context) error {
 	if !l.valid() {
 		return errZero
@@ -225,7 +237,7 @@ func (l *Latch) Close(ctx context.Context) error {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		return nil
+		return l.closeErr
 	}
 	l.closed = true
 	stop, done := l.stop, l.done
@@ -240,10 +252,12 @@ func (l *Latch) Close(ctx context.Context) error {
 	l.node = client.ProtectedNode{}
 	l.mu.Unlock()
 	close(l.terms)
-	if node.Path == "" {
-		return nil
+	var err error
+	if node.Path != "" {
+		err = l.c.DeleteGuaranteed(ctx, node.Path, node.Session)
 	}
-	return l.c.DeleteGuaranteed(ctx, node.Path, node.Session)
+	l.closeErr = err // read by later Closes, which wait on startMu meanwhile
+	return err
 }
 
 func (l *Latch) broadcastLocked() {
@@ -342,7 +356,7 @@ func (l *Latch) failed(ctx context.Context, b backoff.BackOff, what string, err 
 		return false
 	}
 	sleep := b.NextBackOff()
-	access.Logger(l.c).Info("leader latch: "+what+" failed; trying again", "path", l.path, "err", err, "sleep", sleep)
+	access.Logger(l.c).Debug("leader latch: "+what+" failed; trying again", "path", l.path, "err", err, "sleep", sleep)
 	return queue.Sleep(ctx, sleep)
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Observation is one leader seen by Observe.
@@ -26,7 +27,7 @@ type Observation struct {
 // observer was disconnected are not seen, the leader after them is.
 func Observe(ctx context.Context, c *client.Client, path string) (<-chan Observation, error) {
 	if ctx == nil {
-		return nil, invalidArg("nil context")
+		return nil, errs.Invalid("nil context")
 	}
 	if err := check(c, path); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -34,13 +35,13 @@ const releaseWithin = 5 * time.Second
 // error and nothing made on the server.
 func Run(ctx context.Context, c *client.Client, path string, lead func(ctx context.Context, t *Term) error, opts ...Option) error {
 	if ctx == nil {
-		return invalidArg("nil context")
+		return errs.Invalid("nil context")
 	}
 	if err := check(c, path); err != nil {
 		return err
 	}
 	if lead == nil {
-		return invalidArg("nil lead function")
+		return errs.Invalid("nil lead function")
 	}
 	o, err := apply(opts)
 	if err != nil {
@@ -79,7 +80,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 				return err
 			}
 			sleep := b.NextBackOff()
-			access.Logger(c).Info("leader loop: campaign failed; trying again", "path", path, "err", err, "sleep", sleep)
+			access.Logger(c).Debug("leader loop: campaign failed; trying again", "path", path, "err", err, "sleep", sleep)
 			if !queue.Sleep(ctx, sleep) {
 				return ctx.Err()
 			}
@@ -105,7 +106,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 		}
 		prev = held
 		if leadErr != nil && !errors.Is(leadErr, context.Canceled) {
-			access.Logger(c).Info("leader loop: lead returned an error; campaigning again", "path", path, "err", leadErr)
+			access.Logger(c).Debug("leader loop: lead returned an error; campaigning again", "path", path, "err", leadErr)
 		}
 	}
 }

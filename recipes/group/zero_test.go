@@ -21,8 +21,7 @@ func TestZeroMember(t *testing.T) {
 				t.Errorf("%s %s: %v, want ErrInvalidArgument", name, what, err)
 			}
 		}
-		check("Start", m.Start())
-		check("WaitJoined", m.WaitJoined(ctx))
+		check("Start", m.Start(ctx))
 		check("SetData", m.SetData(ctx, nil))
 		check("Close", m.Close(ctx))
 		if m.Members() != nil || m.ID() != "" || m.Path() != "" {
@@ -54,7 +53,6 @@ func TestNewRejects(t *testing.T) {
 		{"id with a slash", func() error { _, err := group.New(c, "/g", "a/b", nil); return err }, zkrecipes.ErrInvalidArgument},
 		{"id ..", func() error { _, err := group.New(c, "/g", "..", nil); return err }, zkrecipes.ErrInvalidArgument},
 		{"nil option", func() error { _, err := group.New(c, "/g", "a", nil, nil); return err }, zkrecipes.ErrInvalidArgument},
-		{"nil logger", func() error { _, err := group.New(c, "/g", "a", nil, group.WithLogger(nil)); return err }, zkrecipes.ErrInvalidArgument},
 	}
 	for _, tc := range cases {
 		if err := tc.make(); !errors.Is(err, tc.want) {

@@ -8,13 +8,13 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
 // connect starts a client with a session of its own, standing for one
 // process, on the examples' throwaway server.
-func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
+func connect(ctx context.Context) (*client.Client, error) { return itest.ConnectExample(ctx) }
 
 // Lock, do the work, Unlock. The fencing token goes with every write to the
 // protected resource, so the resource can refuse a holder that was paused
@@ -23,7 +23,7 @@ func ExampleMutex() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	c, err := client.New(client.WithServers(zkharness.ExampleServers()...))
+	c, err := client.New(client.WithServers(itest.ExampleServers()...))
 	if err != nil {
 		fmt.Println(err)
 		return

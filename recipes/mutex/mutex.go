@@ -7,11 +7,12 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
 // LockName is the marker of the mutex's nodes, as in Curator.
-const LockName = queue.DefaultMarker
+const LockName = "lock-"
 
 // Mutex is one handle on a distributed lock: see the package documentation.
 // The two sides of a rwlock.RWMutex are Mutex handles too. A zero Mutex
@@ -20,26 +21,44 @@ type Mutex struct {
 	h *queue.Handle
 }
 
-// Option configures a lock handle (of this package or of package rwlock).
-type Option func(*queue.Options)
+// Option configures a Mutex.
+type Option func(*options) error
+
+// options are a lock handle's settings. The recipes built on this package
+// (rwlock, semaphore) set through them what users cannot: the marker, the
+// predicate, the local gate.
+type options = queue.Options
 
 // WithData sets the lock node's data (default: this host's IP address, as Curator).
 func WithData(data []byte) Option {
-	return func(o *queue.Options) { o.Data = append([]byte(nil), data...) }
+	return func(o *options) error {
+		o.Data = append([]byte{}, data...)
+		return nil
+	}
 }
 
 // WithRevocationListener registers f, called on its own goroutine when
 // another process asks the holder to release (see Revoke). f would normally
 // finish its work and Unlock.
+// A nil f is an error wrapping zkrecipes.ErrInvalidArgument from New.
 func WithRevocationListener(f func()) Option {
-	return func(o *queue.Options) { o.OnRevoke = f }
+	return func(o *options) error {
+		if f == nil {
+			return errs.Invalid("nil revocation listener")
+		}
+		o.OnRevoke = f
+		return nil
+	}
 }
 
 // WithLostOnSessionLossOnly makes Lost close only when the session is lost,
 // not already when the connection is suspended. See the package
 // documentation for what that trades away.
 func WithLostOnSessionLossOnly() Option {
-	return func(o *queue.Options) { o.LostOnSessionLossOnly = true }
+	return func(o *options) error {
+		o.LostOnSessionLossOnly = true
+		return nil
+	}
 }
 
 // New returns a handle on the lock at path (relative to the client's
@@ -125,12 +144,29 @@ func (m *Mutex) Node() string { return m.h.Node() }
 func (m *Mutex) Path() string { return m.h.Path() }
 
 // Participant is one contender for a lock, as listed by Participants.
-type Participant = queue.Participant
+type Participant struct {
+	// Name is the node's name; Path its path.
+	Name, Path string
+	// Marker is its lock name ("lock-", "__READ__", ...).
+	Marker string
+	// Data is the node's data (Curator writes the holder's address).
+	Data []byte
+	// Czxid is the node's creation zxid: the fencing token it holds with.
+	Czxid int64
+}
 
 // Participants lists the contenders for the lock in queue order, the holder
 // first.
 func (m *Mutex) Participants(ctx context.Context) ([]Participant, error) {
-	return m.h.Participants(ctx)
+	ps, err := m.h.Participants(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Participant, len(ps))
+	for i, p := range ps {
+		out[i] = Participant(p)
+	}
+	return out, nil
 }
 
 // Revoke asks the holder of the lock node at nodePath (see Participants) to

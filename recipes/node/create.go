@@ -138,7 +138,7 @@ func seqSuffix(path string) string {
 // (guaranteed, bound to that session: the server removes it anyway when it
 // expires the session).
 func (k *keeper) abandon(ctx context.Context, path string, sess *client.Session) {
-	k.n.log.Info("persistent node: deleting the node of a session that is over", "path", path,
+	k.n.log.Debug("persistent node: deleting the node of a session that is over", "path", path,
 		"session", fmt.Sprintf("0x%x", uint64(sess.ID())))
 	if err := k.cl.DeleteGuaranteed(ctx, path, sess); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
 		k.n.log.Warn("persistent node: deleting the node of a session that is over failed", "path", path, "err", err)

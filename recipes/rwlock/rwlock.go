@@ -22,20 +22,24 @@ type RWMutex struct {
 	wh          *queue.Handle
 }
 
-// Option configures a RWMutex: the options of package mutex.
-type Option = mutex.Option
+// Option configures a RWMutex (both of its sides).
+type Option func(*options) error
+
+// options are the settings of both sides' handles.
+type options = queue.Options
 
 // WithData sets the lock nodes' data (default: this host's IP address, as Curator).
-func WithData(data []byte) Option { return mutex.WithData(data) }
+func WithData(data []byte) Option { return Option(mutex.WithData(data)) }
 
 // WithRevocationListener registers f, called on its own goroutine when
 // another process writes Curator's revocation marker into a node this handle
-// holds (see mutex.Revoke, which works on any lock node).
-func WithRevocationListener(f func()) Option { return mutex.WithRevocationListener(f) }
+// holds (see mutex.Revoke, which works on any lock node). A nil f is an
+// error wrapping zkrecipes.ErrInvalidArgument from New.
+func WithRevocationListener(f func()) Option { return Option(mutex.WithRevocationListener(f)) }
 
 // WithLostOnSessionLossOnly makes Lost close only when the session is lost,
 // not already when the connection is suspended (see package mutex).
-func WithLostOnSessionLossOnly() Option { return mutex.WithLostOnSessionLossOnly() }
+func WithLostOnSessionLossOnly() Option { return Option(mutex.WithLostOnSessionLossOnly()) }
 
 // New returns a handle on the read/write lock at path (relative to the
 // client's namespace). It does no I/O.
@@ -43,11 +47,16 @@ func New(c *client.Client, path string, opts ...Option) (*RWMutex, error) {
 	local := queue.NewLocal()
 	markers := []string{ReadLockName, WriteLockName}
 	var rh, wh *queue.Handle
-	side := func(marker, recipe string, pred queue.Predicate, shared bool, made **queue.Handle) []Option {
-		return append(append([]Option(nil), opts...), func(o *queue.Options) {
+	side := func(marker, recipe string, pred queue.Predicate, shared bool, made **queue.Handle) []mutex.Option {
+		sideOpts := make([]mutex.Option, 0, len(opts)+1)
+		for _, o := range opts {
+			sideOpts = append(sideOpts, mutex.Option(o))
+		}
+		return append(sideOpts, func(o *queue.Options) error {
 			o.Marker, o.Markers, o.Predicate, o.Recipe = marker, markers, pred, recipe
 			o.Shared, o.Local = shared, local
 			o.Made = func(h *queue.Handle) { *made = h }
+			return nil
 		})
 	}
 	read, err := mutex.New(c, path, side(ReadLockName, client.RecipeReadLock, queue.Reader(WriteLockName), true, &rh)...)

@@ -13,6 +13,9 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
+	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
 // Value is one reading of a count: the number and the node's stat at the
@@ -30,17 +33,9 @@ type Value struct {
 }
 
 // Option configures a Count.
-type Option func(*options)
+type Option func(*options) error
 
-type options struct {
-	logger *slog.Logger
-}
-
-// WithLogger sets where the watcher reports reads that failed (default: the
-// client's logger).
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) { o.logger = l }
-}
+type options struct{}
 
 // lifecycle of a Count.
 type phase int
@@ -68,42 +63,35 @@ type Count struct {
 
 	mu       sync.Mutex
 	phase    phase
-	have     bool  // val holds a reading
-	val      Value // the newest reading
-	valErr   error // what is wrong with val (bad data, node deleted, client closed), or nil
-	changes  chan Value
-	chClosed bool
-	subs     map[chan Value]struct{} // Subscribe's channels
+	have     bool                            // val holds a reading
+	val      Value                           // the newest reading
+	valErr   error                           // what is wrong with val (bad data, node deleted, client closed), or nil
+	chClosed bool                            // Events serves no one any more
+	subs     map[*pubsub.Sub[Value]]struct{} // Events' queues
+	subWG    sync.WaitGroup                  // their pumps
 }
 
 // NewCount returns a count at path (relative to the client's namespace) that
 // Start creates with seed if the node is missing. It does no I/O.
 func NewCount(c *client.Client, path string, seed int32, opts ...Option) (*Count, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return nil, err
 	}
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		opt(&o)
-	}
-	if o.logger == nil {
-		o.logger = access.Logger(c)
+	if err := option.Apply("shared count "+path, &o, opts); err != nil {
+		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Count{
 		cl:      c,
 		path:    path,
 		seed:    seed,
-		log:     o.logger,
+		log:     access.RecipeLogger(c, "shared count", path),
 		stopCtx: ctx,
 		stop:    stop,
-		changes: make(chan Value, 1),
 	}, nil
 }
 
@@ -254,24 +242,10 @@ func (c *Count) TrySet(ctx context.Context, previous Value, n int32) (bool, erro
 	return true, nil
 }
 
-// Changes returns the channel of new values: every value that replaces the
-// one held is sent, but the channel holds only one, and a newer value
-// replaces an unread older one, so the last value received is always the
-// newest. Values with bad data are not sent (Get reports them). The channel
-// is closed by Close, or when the client closes; a value sent before that
-// can still be received first. It is the same channel on every call.
-func (c *Count) Changes() <-chan Value {
-	if c == nil || c.cl == nil {
-		ch := make(chan Value)
-		close(ch)
-		return ch
-	}
-	return c.changes
-}
-
-// Close stops watching the node and closes the Changes channel. It does not
-// delete the node. It is idempotent; afterwards every other method returns
-// an error wrapping zkrecipes.ErrClosed.
+// Close stops watching the node and closes every Events channel (values
+// not yet received are dropped). It does no I/O and does not delete the node.
+// Afterwards every other method returns an error wrapping
+// zkrecipes.ErrClosed; a second Close returns nil, as the first.
 func (c *Count) Close() error {
 	if c == nil || c.cl == nil {
 		return errZero()
@@ -279,6 +253,7 @@ func (c *Count) Close() error {
 	c.mu.Lock()
 	if c.phase == closed {
 		c.mu.Unlock()
+		c.subWG.Wait()
 		return nil
 	}
 	c.phase = closed
@@ -292,6 +267,7 @@ func (c *Count) Close() error {
 	c.mu.Lock()
 	c.closeChangesLocked()
 	c.mu.Unlock()
+	c.subWG.Wait()
 	return nil
 }
 
@@ -312,7 +288,8 @@ func (c *Count) usable() error {
 }
 
 // observe takes a reading (data and its stat) if it is newer than the one
-// held, and sends it on Changes when it is a count and publish is set (the
+// held, and sends it to Events' subscribers when it is a count and publish
+// is set (the
 // first reading, made by Start, is not a change).
 func (c *Count) observe(data []byte, st *zk.Stat, publish bool) {
 	if st == nil {
@@ -336,32 +313,14 @@ func (c *Count) observe(data []byte, st *zk.Stat, publish bool) {
 	}
 }
 
-// sendLocked puts v in the one-slot Changes channel, replacing an unread
-// older value. Every sender holds c.mu, so after the drain the slot is free
-// and the send cannot block.
+// sendLocked queues v for every subscriber (c.mu is held).
 func (c *Count) sendLocked(v Value) {
 	if c.chClosed {
 		return
 	}
-	offer(c.changes, v)
-	for ch := range c.subs {
-		offer(ch, v)
+	for sub := range c.subs {
+		sub.Push(v)
 	}
-}
-
-// offer puts v in a one-slot channel whose only sender holds c.mu,
-// replacing an unread older value, without ever blocking.
-func offer(ch chan Value, v Value) {
-	select {
-	case ch <- v:
-		return
-	default:
-	}
-	select {
-	case <-ch:
-	default:
-	}
-	ch <- v
 }
 
 // setErr records a problem with the held value that a read revealed.
@@ -371,56 +330,58 @@ func (c *Count) setErr(err error) {
 	c.mu.Unlock()
 }
 
+// closeChangesLocked ends every subscription (c.mu is held).
 func (c *Count) closeChangesLocked() {
 	if !c.chClosed {
 		c.chClosed = true
-		close(c.changes)
-		for ch := range c.subs {
-			close(ch)
+		for sub := range c.subs {
+			sub.Stop()
 		}
 		c.subs = nil
 	}
 }
 
-// Subscribe returns a channel of new values of its own, as Changes
-// delivers them (one slot, the newest value replaces an unread older one),
-// and a function that ends the subscription and closes the channel. Unlike
-// Changes, any number of readers can each subscribe and each sees every
-// latest value. The channel is also closed by Close, or when the client
-// closes; after that Subscribe returns a closed channel. Cancelling twice
+// Events returns a channel that receives every new value of the count from
+// now on, in order, none dropped however slowly it is read (each
+// subscriber has its own unbounded queue), and a function that ends the
+// subscription and closes the channel. Values with bad data are not sent
+// (Get reports them); the first reading, made by Start, is not a change.
+// The channel is closed by Close, or when the client closes; after that,
+// and for a zero Count, Events returns a closed channel. Cancelling twice
 // is harmless.
-func (c *Count) Subscribe() (<-chan Value, func()) {
-	ch := make(chan Value, 1)
+func (c *Count) Events() (<-chan Value, func()) {
 	if c == nil || c.cl == nil {
-		close(ch)
-		return ch, func() {}
+		return pubsub.Closed[Value](), func() {}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.chClosed {
-		close(ch)
-		return ch, func() {}
+		return pubsub.Closed[Value](), func() {}
 	}
+	sub := pubsub.New[Value]()
 	if c.subs == nil {
-		c.subs = make(map[chan Value]struct{})
+		c.subs = make(map[*pubsub.Sub[Value]]struct{})
 	}
-	c.subs[ch] = struct{}{}
-	return ch, func() {
+	c.subs[sub] = struct{}{}
+	c.subWG.Add(1)
+	go func() {
+		defer c.subWG.Done()
+		sub.Run()
+	}()
+	return sub.Out(), func() {
 		c.mu.Lock()
-		defer c.mu.Unlock()
-		if _, ok := c.subs[ch]; ok {
-			delete(c.subs, ch)
-			close(ch)
-		}
+		delete(c.subs, sub)
+		c.mu.Unlock()
+		sub.Stop()
 	}
 }
 
 func (c *Count) errClosed() error {
-	return fmt.Errorf("zkrecipes: count %s is closed: %w", c.path, zkrecipes.ErrClosed)
+	return fmt.Errorf("zkrecipes: count %s: %w", c.path, errCountClosed)
 }
 
 func (c *Count) errNotStarted() error {
-	return fmt.Errorf("zkrecipes: count %s is not started: %w", c.path, zkrecipes.ErrNotStarted)
+	return fmt.Errorf("zkrecipes: count %s: %w", c.path, errCountNotStarted)
 }
 
 // encode is Curator's SharedCount encoding: 4 bytes, big-endian.

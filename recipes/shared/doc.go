@@ -21,13 +21,11 @@
 // connection is back. Values only move forward: a read is taken only if its
 // mzxid (the zxid of the write that made it) is newer than the one held.
 //
-// Changes delivers every value that replaces the held one, coalesced: the
-// channel holds one value, and a newer value replaces an unread older one.
-// A slow reader misses intermediate values but never the latest, and the
-// watcher never waits for the reader. Changes is one channel, for one
-// reader; Subscribe gives each of several readers a channel of its own,
-// with the same delivery (package semaphore subscribes to wake acquirers
-// when the limit it takes from a count is raised).
+// Events delivers every value that replaces the held one, in order and
+// none dropped: each subscriber has its own unbounded queue, so a slow
+// reader delays no other and the watcher never waits for a reader
+// (package semaphore subscribes to wake acquirers when the limit it takes
+// from a count is raised).
 //
 // # Writing
 //

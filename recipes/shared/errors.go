@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/go-zkrecipes/zkrecipes"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // The errors of this package. The errors it shares with the others are
@@ -30,9 +31,12 @@ func (e *BadDataError) Error() string {
 // Unwrap lets errors.Is(err, ErrBadData) match.
 func (e *BadDataError) Unwrap() error { return ErrBadData }
 
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", zkrecipes.ErrInvalidArgument, fmt.Sprintf(format, args...))
-}
-
 // errZero is the error of every call on a Count not made by NewCount.
-func errZero() error { return invalidArg("zero or nil Count: make one with NewCount") }
+func errZero() error { return errs.Invalid("zero or nil Count: make one with NewCount") }
+
+// The errors of a count that is closed or not started: they name it and
+// wrap zkrecipes.ErrClosed and zkrecipes.ErrNotStarted.
+var (
+	errCountClosed     = errs.Named("zkrecipes: count is closed", zkrecipes.ErrClosed)
+	errCountNotStarted = errs.Named("zkrecipes: count is not started", zkrecipes.ErrNotStarted)
+)

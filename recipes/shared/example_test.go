@@ -6,16 +6,16 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
 )
 
 // connect starts a client with a session of its own, standing for one
 // process, on the examples' throwaway server.
-func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
+func connect(ctx context.Context) (*client.Client, error) { return itest.ConnectExample(ctx) }
 
 // Two processes share one count: the first Start seeds it, the second reads
-// the seed; a write by one reaches the other through Changes, and TrySet
+// the seed; a write by one reaches the other through Events, and TrySet
 // fails when the value it read is no longer current.
 func ExampleCount() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -51,12 +51,14 @@ func ExampleCount() {
 	v, _ := second.Get()
 	fmt.Println("second reads", v.Count)
 
+	changes, stop := second.Events() // every new value from now on
+	defer stop()
 	if err := first.Set(ctx, 5); err != nil {
 		fmt.Println(err)
 		return
 	}
 	select {
-	case v := <-second.Changes():
+	case v := <-changes:
 		fmt.Println("second sees", v.Count)
 	case <-ctx.Done():
 		fmt.Println("no change seen")

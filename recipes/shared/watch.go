@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Delays between reads that failed for another reason than the client's
@@ -63,7 +64,7 @@ func (c *Count) watch(states <-chan client.StateChange, w <-chan zk.Event) {
 			retryC = nil
 		case sc, ok := <-states:
 			if !ok { // the client closed
-				c.setErr(fmt.Errorf("zkrecipes: count %s: %w", c.path, zkrecipes.ErrClosed))
+				c.setErr(fmt.Errorf("zkrecipes: count %s: %w", c.path, errs.ClientClosed))
 				return
 			}
 			if sc.State == client.StateConnected || sc.State == client.StateReconnected {

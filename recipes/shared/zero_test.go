@@ -11,7 +11,7 @@ import (
 )
 
 // TestZeroCount: every method of a zero Count returns an error wrapping
-// ErrInvalidArgument (Changes a closed channel) and none panics. No server.
+// ErrInvalidArgument (Events a closed channel) and none panics. No server.
 func TestZeroCount(t *testing.T) {
 	var c shared.Count
 	ctx := context.Background()
@@ -28,14 +28,11 @@ func TestZeroCount(t *testing.T) {
 	_, err = c.TrySet(ctx, shared.Value{}, 1)
 	check("TrySet", err)
 	check("Close", c.Close())
-	if _, ok := <-c.Changes(); ok {
-		t.Error("Changes of a zero Count is not closed")
-	}
-	sub, cancel := c.Subscribe()
+	sub, cancel := c.Events()
 	cancel()
 	cancel()
 	if _, ok := <-sub; ok {
-		t.Error("Subscribe of a zero Count is not closed")
+		t.Error("Events of a zero Count is not closed")
 	}
 	if c.Path() != "" {
 		t.Error("Path of a zero Count is not empty")
@@ -79,12 +76,14 @@ func TestNewCountArguments(t *testing.T) {
 	if err := cnt.Start(context.Background()); !errors.Is(err, zkrecipes.ErrClosed) {
 		t.Errorf("Start after Close: %v", err)
 	}
-	if _, ok := <-cnt.Changes(); ok {
-		t.Error("Changes open after Close")
-	}
-	if sub, _ := cnt.Subscribe(); sub != nil {
-		if _, ok := <-sub; ok {
-			t.Error("Subscribe after Close gave an open channel")
+	sub, cancel := cnt.Events()
+	defer cancel()
+	select {
+	case _, ok := <-sub:
+		if ok {
+			t.Error("Events after Close gave a value")
 		}
+	default:
+		t.Error("Events after Close gave an open channel")
 	}
 }
