@@ -59,11 +59,13 @@ func (l *loop) applyNode(r *reply) {
 		c.mu.Unlock()
 		switch {
 		case !l.canList(e):
-		case l.watch != nil && r.stat.NumChildren == 0:
-			// The persistent mode needs no listing of a node the read
-			// shows childless: the watch tells of every child made after
-			// the read (see onWatchEvent for one made while it was in
-			// flight). Most nodes of a tree are leaves.
+		case l.watch != nil && !l.initialized && r.stat.NumChildren == 0:
+			// The persistent mode's first load lists no node its read
+			// shows childless (most nodes of a tree are leaves): the
+			// watch tells of every child made after the read (see
+			// onWatchEvent for one made while it was in flight). A node
+			// that comes later is listed, as before: the listing keeps
+			// its child version current, so a resync needs none.
 			e.kidsCv = r.stat.Cversion
 			listing = true
 		default:

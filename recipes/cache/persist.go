@@ -23,10 +23,10 @@ import (
 //     flight (its reply may predate the create, and would drop the
 //     placeholder), the parent is listed again after it instead.
 // The watch gives no children-changed events: a listing is only needed on
-// the first load, for a node made again, and after a resync; and not for a
-// node whose read shows no children (most of a tree's nodes are leaves): a
-// child made after that read comes as an event, and one made while the
-// read was in flight has the node read again, which then shows it.
+// the first load, for a node made again, and after a resync; and the first
+// load lists no node whose read shows no children (most of a tree's nodes
+// are leaves): a child made after that read comes as an event, and one made
+// while the read was in flight has the node read again, which then shows it.
 //
 // After a lost connection the server sets the watch again but replays
 // nothing: the client then sends a resync event, and the cache reads and
@@ -115,13 +115,14 @@ func (l *loop) onWatchEvent(ev client.WatchEvent) {
 	switch {
 	case e != nil:
 		l.schedule(e, readNode)
-	case parent == nil || parent.gone || !l.canList(parent):
-		// Unknown parent: its own read or listing, still to come, finds
-		// this node.
+	case parent == nil || parent.gone || !l.canList(parent) || (!parent.live && l.initialized):
+		// Unknown parent, or one to be read: its own read or listing,
+		// still to come, finds this node.
 	case !parent.live:
-		// A placeholder: the read in flight may predate the create and
-		// show no children, and a childless node is not listed (see
-		// applyNode): read it again after, which shows the child.
+		// A placeholder of the first load: the read in flight may predate
+		// the create and show no children, and the first load lists no
+		// childless node (see applyNode): read it again after, which
+		// shows the child.
 		l.schedule(parent, readNode)
 	case parent.has(kidsBusy):
 		l.schedule(parent, listKids) // after the listing in flight
