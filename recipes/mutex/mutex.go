@@ -32,7 +32,7 @@ type options = queue.Options
 // WithData sets the lock node's data (default: this host's IP address, as Curator).
 func WithData(data []byte) Option {
 	return func(o *options) error {
-		o.Data = append([]byte{}, data...)
+		o.Data = append([]byte(nil), data...)
 		return nil
 	}
 }
