@@ -38,9 +38,28 @@ func invalidArg(format string, args ...any) error {
 // errZero is the error of every call on a Count not made by NewCount.
 func errZero() error { return invalidArg("zero or nil Count: make one with NewCount") }
 
-// The errors of a count that is closed or not started: they name it and
-// wrap zkrecipes.ErrClosed and zkrecipes.ErrNotStarted.
+// errBytesZero is the error of every call on a Bytes not made by NewBytes.
+func errBytesZero() error { return invalidArg("zero or nil Bytes: make one with NewBytes") }
+
+// The errors of a count or a shared value that is closed or not started:
+// they name it and wrap zkrecipes.ErrClosed and zkrecipes.ErrNotStarted.
 var (
 	errCountClosed     = errs.Named("zkrecipes: count is closed", zkrecipes.ErrClosed)
 	errCountNotStarted = errs.Named("zkrecipes: count is not started", zkrecipes.ErrNotStarted)
+	errValueClosed     = errs.Named("zkrecipes: shared value is closed", zkrecipes.ErrClosed)
+	errValueNotStarted = errs.Named("zkrecipes: shared value is not started", zkrecipes.ErrNotStarted)
 )
+
+func errNamedClosed(what string) error {
+	if what == countWhat {
+		return errCountClosed
+	}
+	return errValueClosed
+}
+
+func errNamedNotStarted(what string) error {
+	if what == countWhat {
+		return errCountNotStarted
+	}
+	return errValueNotStarted
+}
