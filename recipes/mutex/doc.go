@@ -83,6 +83,13 @@
 // one that lists them otherwise can still deadlock against anyone, as
 // among Java processes.
 //
+// Lock first tries every lock at once (their TryLocks in flight together:
+// one round trip for the set when all are free) and keeps them if it got
+// them all; a try never waits, so it cannot deadlock. Otherwise it
+// releases what the try took and takes the locks in the canonical order,
+// waiting for each (and the next few Locks of the handle skip the try).
+// Unlock releases every lock at once.
+//
 // If a lock already taken may be gone (its Lost closed) before the set is
 // complete, the Multi releases what it holds and starts again rather than
 // go on waiting with a lock it may no longer hold. Lock's context is the

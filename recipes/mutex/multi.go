@@ -22,6 +22,11 @@ type Multi struct {
 
 	gate chan struct{} // one slot: taken by the goroutine that locks, until Unlock
 
+	// skipFast counts the Locks left that go straight to the ordered path
+	// (the try of every lock at once found one taken lately). Guarded by
+	// gate.
+	skipFast int
+
 	mu   sync.Mutex
 	held *multiHolding // the current holding, or nil
 }
