@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -65,7 +66,7 @@ func New(opts ...Option) (*Client, error) {
 	cfg := config{sessionTimeout: DefaultSessionTimeout, policy: retry.Default()}
 	for _, o := range opts {
 		if o == nil {
-			return nil, invalidArg("nil option")
+			return nil, errs.Invalid("nil option")
 		}
 		o(&cfg)
 	}
@@ -73,7 +74,7 @@ func New(opts ...Option) (*Client, error) {
 		return nil, cfg.errs[0]
 	}
 	if len(cfg.servers) == 0 {
-		return nil, invalidArg("no ZooKeeper servers given")
+		return nil, errs.Invalid("no ZooKeeper servers given")
 	}
 	for _, s := range cfg.servers {
 		if err := checkServer(s); err != nil {

@@ -1,6 +1,10 @@
 package client
 
-import "time"
+import (
+	"time"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+)
 
 // A CreateOption changes how Create and CreateProtected make a node.
 type CreateOption func(*createOptions) error
@@ -37,10 +41,10 @@ func WithParents() CreateOption {
 func WithTTL(ttl time.Duration) CreateOption {
 	return func(o *createOptions) error {
 		if ttl < time.Millisecond {
-			return invalidArg("TTL %v: want at least 1ms", ttl)
+			return errs.Invalid("TTL %v: want at least 1ms", ttl)
 		}
 		if ttl > MaxTTL {
-			return invalidArg("TTL %v: longer than ZooKeeper's maximum %v", ttl, MaxTTL)
+			return errs.Invalid("TTL %v: longer than ZooKeeper's maximum %v", ttl, MaxTTL)
 		}
 		o.ttl = ttl
 		return nil
@@ -52,7 +56,7 @@ func createOpts(opts []CreateOption) (createOptions, error) {
 	var o createOptions
 	for _, opt := range opts {
 		if opt == nil {
-			return o, invalidArg("nil create option")
+			return o, errs.Invalid("nil create option")
 		}
 		if err := opt(&o); err != nil {
 			return o, err

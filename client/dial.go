@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Dialing: a connection per generation, its credentials, and the redial
@@ -30,7 +31,7 @@ func (c *Client) nextGenLocked() uint64 {
 func (c *Client) dial(gen uint64) error {
 	hosts := &hostList{}
 	if err := hosts.Init(c.cfg.servers); err != nil {
-		return invalidArg("connect to %v: %v", c.cfg.servers, err)
+		return errs.Invalid("connect to %v: %v", c.cfg.servers, err)
 	}
 	ref := &connRef{ready: make(chan struct{})}
 	userDial := c.cfg.dialer

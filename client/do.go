@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 
 	"github.com/cenkalti/backoff/v4"
 
@@ -30,7 +31,7 @@ func (c *Client) Do(ctx context.Context, op func(ctx context.Context) error) err
 		return errZeroClient()
 	}
 	if op == nil {
-		return invalidArg("nil operation")
+		return errs.Invalid("nil operation")
 	}
 	if c.cfg.policy == nil {
 		// A zero Client (not made by New): it has no policy, and never a

@@ -31,9 +31,5 @@ func (e *PathError) Error() string {
 // Unwrap lets errors.Is(err, zkrecipes.ErrInvalidPath) match.
 func (e *PathError) Unwrap() error { return zkrecipes.ErrInvalidPath }
 
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", zkrecipes.ErrInvalidArgument, fmt.Sprintf(format, args...))
-}
-
 // errZeroClient is the error of every call on a Client not made by New.
-func errZeroClient() error { return invalidArg("zero or nil Client: make one with New") }
+func errZeroClient() error { return errs.Invalid("zero or nil Client: make one with New") }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Hooks are the callbacks through which a Client, and every recipe built on
@@ -153,7 +154,7 @@ type CacheEventHook struct {
 func WithHooks(h *Hooks) Option {
 	return func(c *config) {
 		if h == nil {
-			c.errs = append(c.errs, invalidArg("nil hooks"))
+			c.errs = append(c.errs, errs.Invalid("nil hooks"))
 			return
 		}
 		c.hooks = h

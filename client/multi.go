@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -27,7 +28,7 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 		return nil, errZeroClient()
 	}
 	if len(ops) == 0 {
-		return nil, invalidArg("empty transaction")
+		return nil, errs.Invalid("empty transaction")
 	}
 	abs := make([]any, len(ops))
 	for i, op := range ops {
@@ -76,7 +77,7 @@ func (c *Client) absOp(op any) (any, error) {
 			return copyOp(c, o, func(r *zk.CheckVersionRequest) *string { return &r.Path })
 		}
 	}
-	return nil, invalidArg("unsupported transaction op %T", op)
+	return nil, errs.Invalid("unsupported transaction op %T", op)
 }
 
 // copyOp copies the request *o with its path (the field path points to in

@@ -3,6 +3,7 @@ package client
 import (
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zookeeper/zk"
 )
 
@@ -25,11 +26,11 @@ func (c *Client) absTTL(path string, flags int32, ttl time.Duration) (string, er
 func checkTTL(flags int32, ttl time.Duration) error {
 	switch {
 	case flags != zk.FlagTTL && flags != zk.FlagPersistentSequentialWithTTL:
-		return invalidArg("TTL node flags %d: want zk.FlagTTL or zk.FlagPersistentSequentialWithTTL", flags)
+		return errs.Invalid("TTL node flags %d: want zk.FlagTTL or zk.FlagPersistentSequentialWithTTL", flags)
 	case ttl < time.Millisecond:
-		return invalidArg("TTL %v: want at least 1ms", ttl)
+		return errs.Invalid("TTL %v: want at least 1ms", ttl)
 	case ttl > MaxTTL:
-		return invalidArg("TTL %v: longer than ZooKeeper's maximum %v", ttl, MaxTTL)
+		return errs.Invalid("TTL %v: longer than ZooKeeper's maximum %v", ttl, MaxTTL)
 	}
 	return nil
 }

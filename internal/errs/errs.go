@@ -4,7 +4,11 @@
 // errors.Is still matches zkrecipes.ErrClosed.
 package errs
 
-import "github.com/go-zkrecipes/zkrecipes"
+import (
+	"fmt"
+
+	"github.com/go-zkrecipes/zkrecipes"
+)
 
 // Named returns an error that reads msg and wraps sentinel: errors.Is
 // matches sentinel, errors.Unwrap returns it, and the message is msg
@@ -20,7 +24,30 @@ func (e *named) Error() string { return e.msg }
 
 func (e *named) Unwrap() error { return e.sentinel }
 
-// The errors of a closed client, shared by package client and the recipes
-// (a recipe whose client closed under it says so): they wrap
-// zkrecipes.ErrClosed.
+// ClientClosed is the error of a closed client, shared by package client
+// and the recipes (a recipe whose client closed under it says so): it
+// wraps zkrecipes.ErrClosed.
 var ClientClosed = Named("zkrecipes: client is closed", zkrecipes.ErrClosed)
+
+// Invalid returns an error about a bad argument or option: it reads
+// "zkrecipes: invalid argument: " and the message, and wraps
+// zkrecipes.ErrInvalidArgument.
+func Invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", zkrecipes.ErrInvalidArgument, fmt.Sprintf(format, args...))
+}
+
+// Life are the errors of a call on a recipe that is closed, not started,
+// or started already: they name it and wrap zkrecipes.ErrClosed,
+// ErrNotStarted and ErrAlreadyStarted.
+type Life struct {
+	Closed, NotStarted, AlreadyStarted error
+}
+
+// NewLife returns the errors of the recipe what ("cache", "group member").
+func NewLife(what string) *Life {
+	return &Life{
+		Closed:         Named("zkrecipes: "+what+" is closed", zkrecipes.ErrClosed),
+		NotStarted:     Named("zkrecipes: "+what+" is not started", zkrecipes.ErrNotStarted),
+		AlreadyStarted: Named("zkrecipes: "+what+" is already started", zkrecipes.ErrAlreadyStarted),
+	}
+}

@@ -26,9 +26,3 @@ func Apply[T any, O ~func(*T) error](what string, o *T, opts []O) error {
 	}
 	return nil
 }
-
-// Invalid returns an error wrapping zkrecipes.ErrInvalidArgument, for an
-// option to return about its value.
-func Invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", zkrecipes.ErrInvalidArgument, fmt.Sprintf(format, args...))
-}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/go-zkrecipes/zkrecipes"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 type options struct{ n int }
@@ -15,7 +16,7 @@ type Option func(*options) error
 func withN(n int) Option {
 	return func(o *options) error {
 		if n < 0 {
-			return Invalid("negative n %d", n)
+			return errs.Invalid("negative n %d", n)
 		}
 		o.n = n
 		return nil

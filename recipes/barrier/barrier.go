@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Barrier is Curator's DistributedBarrier: a gate that is closed while its
@@ -45,7 +46,7 @@ func New(c *client.Client, path string, opts ...Option) (*Barrier, error) {
 func (b *Barrier) zero() bool { return b == nil || b.c == nil }
 
 // errZeroBarrier is the error of every call on a Barrier not made by New.
-func errZeroBarrier() error { return invalidArg("zero or nil Barrier: make one with New") }
+func errZeroBarrier() error { return errs.Invalid("zero or nil Barrier: make one with New") }
 
 // Path is the barrier's path, relative to the client's namespace.
 func (b *Barrier) Path() string {

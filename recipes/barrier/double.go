@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // readyName is the node whose creation opens a double barrier (Curator's
@@ -63,7 +64,7 @@ func NewDouble(c *client.Client, path string, n int, opts ...Option) (*Double, e
 		return nil, err
 	}
 	if n < 1 {
-		return nil, invalidArg("member count %d: must be at least 1", n)
+		return nil, errs.Invalid("member count %d: must be at least 1", n)
 	}
 	o, err := apply(opts)
 	if err != nil {
@@ -77,7 +78,7 @@ func NewDouble(c *client.Client, path string, n int, opts ...Option) (*Double, e
 func (d *Double) zero() bool { return d == nil || d.c == nil }
 
 // errZeroDouble is the error of every call on a Double not made by NewDouble.
-func errZeroDouble() error { return invalidArg("zero or nil Double: make one with NewDouble") }
+func errZeroDouble() error { return errs.Invalid("zero or nil Double: make one with NewDouble") }
 
 // Path is the barrier's path, relative to the client's namespace.
 func (d *Double) Path() string {

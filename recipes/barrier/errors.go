@@ -2,7 +2,6 @@ package barrier
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -20,15 +19,11 @@ var (
 	ErrNotEntered = errors.New("zkrecipes: barrier not entered")
 )
 
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", zkrecipes.ErrInvalidArgument, fmt.Sprintf(format, args...))
-}
-
 // check validates what both constructors take: a client and an absolute
 // path that is not the root.
 func check(c *client.Client, path string) error {
 	if c == nil {
-		return invalidArg("nil client")
+		return errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return err

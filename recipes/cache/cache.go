@@ -39,7 +39,7 @@ type Cache struct {
 
 	closeOnce sync.Once
 	closeCtx  context.Context // Close's, set before stopCtx ends
-	wg        sync.WaitGroup  // the loop, its reads, the subscribers' pumps
+	wg        sync.WaitGroup  // the loop and its reads
 	initCh    chan struct{}   // closed after the first full load
 	doneCh    chan struct{}   // closed when the loop has ended
 
@@ -47,7 +47,7 @@ type Cache struct {
 	phase phase
 	index map[string]*entry // every entry, by path
 	root  *entry
-	subs  map[*pubsub.Sub[Event]]struct{}
+	hub   pubsub.Hub[Event] // Events' subscribers
 }
 
 // New returns a cache of the node at path (relative to the client's
@@ -55,7 +55,7 @@ type Cache struct {
 // does no I/O: Start begins the load.
 func New(c *client.Client, path string, opts ...Option) (*Cache, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return nil, err
@@ -130,9 +130,9 @@ func (c *Cache) begin() error {
 	defer c.mu.Unlock()
 	switch c.phase {
 	case started:
-		return errCacheAlreadyStarted
+		return life.AlreadyStarted
 	case closed:
-		return errCacheClosed
+		return life.Closed
 	}
 	// Subscribe before the first read: no notification of a watch that read
 	// sets can come before the subscription.
@@ -149,7 +149,7 @@ func (c *Cache) begin() error {
 		// After the loop: also when the client closed under it. doneCh
 		// first, so that a subscriber that sees its channel closed finds
 		// the cache done (Start: zkrecipes.ErrClosed).
-		defer c.stopSubscribers()
+		defer c.hub.Close()
 		defer close(c.doneCh)
 		defer stopStates()
 		defer stopEvents()
@@ -165,7 +165,7 @@ func (c *Cache) closedErr() error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.phase == closed {
-		return errCacheClosed
+		return life.Closed
 	}
 	return errs.ClientClosed
 }
@@ -275,13 +275,10 @@ func (c *Cache) close(ctx context.Context) {
 	if wasStarted {
 		<-c.doneCh
 	}
+	c.hub.Close()
 	c.mu.Lock()
-	subs := c.subs
-	c.subs = nil
 	c.index = map[string]*entry{}
 	c.mu.Unlock()
-	for s := range subs {
-		s.Stop()
-	}
 	c.wg.Wait()
+	c.hub.Wait()
 }

@@ -1,6 +1,10 @@
 package cache
 
-import "log/slog"
+import (
+	"log/slog"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+)
 
 // Option configures a Cache.
 type Option func(*options) error
@@ -29,7 +33,7 @@ const defaultFlight = 128
 func WithDepth(depth int) Option {
 	return func(o *options) error {
 		if depth < 1 {
-			return invalidArg("depth %d: must be at least 1 (WithSingleNode caches the root alone)", depth)
+			return errs.Invalid("depth %d: must be at least 1 (WithSingleNode caches the root alone)", depth)
 		}
 		o.maxDepth = depth
 		return nil
@@ -54,7 +58,7 @@ func WithSingleNode() Option {
 func WithFilter(keep func(path string) bool) Option {
 	return func(o *options) error {
 		if keep == nil {
-			return invalidArg("nil filter")
+			return errs.Invalid("nil filter")
 		}
 		o.filter = keep
 		return nil

@@ -12,63 +12,17 @@ import (
 // cancel, by Close, and when the client closes. Calling cancel more than once
 // is harmless.
 func (c *Cache) Events() (<-chan Event, func()) {
-	s := c.subscribe()
-	if s == nil {
+	if c == nil || c.cl == nil {
 		return pubsub.Closed[Event](), func() {}
 	}
-	return s.Out(), func() { c.unsubscribe(s) }
-}
-
-// subscribe registers a queue and starts its pump, or returns nil when the
-// cache is closed (or zero).
-func (c *Cache) subscribe() *pubsub.Sub[Event] {
-	if c == nil || c.cl == nil {
-		return nil
-	}
-	s := pubsub.New[Event]()
-	c.mu.Lock()
-	if c.phase == closed || isDone(c.doneCh) {
-		c.mu.Unlock()
-		return nil
-	}
-	if c.subs == nil {
-		c.subs = make(map[*pubsub.Sub[Event]]struct{})
-	}
-	c.subs[s] = struct{}{}
-	c.wg.Add(1)
-	c.mu.Unlock()
-	go func() {
-		defer c.wg.Done()
-		s.Run()
-	}()
-	return s
-}
-
-func (c *Cache) unsubscribe(s *pubsub.Sub[Event]) {
-	c.mu.Lock()
-	delete(c.subs, s)
-	c.mu.Unlock()
-	s.Stop()
+	return c.hub.Subscribe()
 }
 
 // publishLocked hands ev to every subscriber; c.mu is held for writing, so
 // readers never see a view older than an event delivered.
 func (c *Cache) publishLocked(ev Event) {
 	access.CacheEvent(c.cl, c.path, ev.Type.String())
-	for s := range c.subs {
-		s.Push(ev)
-	}
-}
-
-// stopSubscribers closes every subscription (the loop ended with the client).
-func (c *Cache) stopSubscribers() {
-	c.mu.Lock()
-	subs := c.subs
-	c.subs = nil
-	c.mu.Unlock()
-	for s := range subs {
-		s.Stop()
-	}
+	c.hub.Publish(ev)
 }
 
 func isDone(ch <-chan struct{}) bool {

@@ -12,6 +12,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/retry"
@@ -55,7 +56,7 @@ type reading struct {
 // an update), with missing parents as container nodes, as in Curator.
 func New(c *client.Client, path string, opts ...Option) (*Counter, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return nil, err

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-zkrecipes/zkrecipes"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
@@ -72,9 +72,5 @@ func (e *BadDataError) Error() string {
 // Unwrap lets errors.Is(err, ErrBadData) match.
 func (e *BadDataError) Unwrap() error { return ErrBadData }
 
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", zkrecipes.ErrInvalidArgument, fmt.Sprintf(format, args...))
-}
-
 // errZero is the error of every call on a Counter not made by New.
-func errZero() error { return invalidArg("zero or nil Counter: make one with New") }
+func errZero() error { return errs.Invalid("zero or nil Counter: make one with New") }

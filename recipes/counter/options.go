@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
@@ -22,7 +23,7 @@ type options struct {
 func WithRetryPolicy(p retry.Policy) Option {
 	return func(o *options) error {
 		if p == nil {
-			return invalidArg("nil retry policy")
+			return errs.Invalid("nil retry policy")
 		}
 		o.policy = p
 		return nil
@@ -55,7 +56,7 @@ func WithPromotedLock(l PromotedLock) Option {
 			return err
 		}
 		if l.Timeout < 0 {
-			return invalidArg("negative promoted lock timeout %v", l.Timeout)
+			return errs.Invalid("negative promoted lock timeout %v", l.Timeout)
 		}
 		o.lock = &l
 		return nil

@@ -32,9 +32,9 @@ type Cache struct {
 	name string
 	path string
 	cc   *cache.Cache
-	errs *lifeErrors // what its errors call it: a service cache, or a provider
+	errs *errs.Life // what its errors call it: a service cache, or a provider
 
-	wg       sync.WaitGroup // the pump and the subscribers' queues
+	wg       sync.WaitGroup // the pump
 	initCh   chan struct{}  // closed after the initial load
 	initOnce sync.Once
 	doneCh   chan struct{} // closed when the pump has ended
@@ -44,7 +44,7 @@ type Cache struct {
 	mu        sync.RWMutex
 	phase     phase
 	instances map[string]Instance // by node name
-	subs      map[*pubsub.Sub[Event]]struct{}
+	hub       pubsub.Hub[Event]   // Events' subscribers
 }
 
 // NewCache returns a cache of service name's instances. It does no I/O:
@@ -52,12 +52,12 @@ type Cache struct {
 func (d *Discovery) NewCache(name string) (*Cache, error) { return d.newCache(name, cacheErrors) }
 
 // newCache is NewCache, for a cache whose errors say what e says.
-func (d *Discovery) newCache(name string, e *lifeErrors) (*Cache, error) {
+func (d *Discovery) newCache(name string, e *errs.Life) (*Cache, error) {
 	if err := d.usable(); err != nil {
 		return nil, err
 	}
 	if reason := checkSegment(name); reason != "" {
-		return nil, invalidArg("service name %q: %s", name, reason)
+		return nil, errs.Invalid("service name %q: %s", name, reason)
 	}
 	p := d.pathForName(name)
 	cc, err := cache.New(d.c, p, cache.WithDepth(1))
@@ -100,10 +100,10 @@ func (ch *Cache) Start(ctx context.Context) error {
 	switch ch.phase {
 	case started:
 		ch.mu.Unlock()
-		return ch.errs.alreadyStarted
+		return ch.errs.AlreadyStarted
 	case closed:
 		ch.mu.Unlock()
-		return ch.errs.closed
+		return ch.errs.Closed
 	}
 	events, cancel := ch.cc.Events()
 	ch.phase = started
@@ -157,7 +157,7 @@ func (ch *Cache) closedErr() error {
 	ch.mu.RLock()
 	defer ch.mu.RUnlock()
 	if ch.phase == closed {
-		return ch.errs.closed
+		return ch.errs.Closed
 	}
 	return errs.ClientClosed
 }
@@ -189,9 +189,9 @@ func (ch *Cache) list() ([]Instance, error) {
 	defer ch.mu.RUnlock()
 	switch ch.phase {
 	case idle:
-		return nil, ch.errs.notStarted
+		return nil, ch.errs.NotStarted
 	case closed:
-		return nil, ch.errs.closed
+		return nil, ch.errs.Closed
 	}
 	if gone || isDone(ch.doneCh) {
 		return nil, errs.ClientClosed // the client closed
@@ -209,7 +209,7 @@ func (ch *Cache) pump(events <-chan cache.Event, cancel func()) {
 	defer ch.wg.Done()
 	// doneCh first, as in package cache, so that a subscriber that sees
 	// its channel closed finds the cache done (zkrecipes.ErrClosed).
-	defer ch.stopSubscribers()
+	defer ch.hub.Close()
 	defer close(ch.doneCh)
 	defer cancel()
 	for ev := range events {
@@ -274,19 +274,16 @@ func (ch *Cache) close(ctx context.Context) {
 	ch.phase = closed
 	ch.mu.Unlock()
 	_ = ch.cc.Close(ctx) // ends the pump, which stops the subscribers
+	ch.hub.Close()
 	ch.mu.Lock()
-	subs := ch.subs
-	ch.subs = nil
 	ch.instances = map[string]Instance{}
 	ch.mu.Unlock()
-	for s := range subs {
-		s.Stop()
-	}
 	ch.wg.Wait()
+	ch.hub.Wait()
 	ch.d.untrack(ch)
 }
 
-func errZeroCache() error { return invalidArg("zero or nil Cache: make one with Discovery.NewCache") }
+func errZeroCache() error { return errs.Invalid("zero or nil Cache: make one with Discovery.NewCache") }
 
 func isDone(ch <-chan struct{}) bool {
 	select {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/option"
 )
 
@@ -35,7 +36,7 @@ type Discovery struct {
 // client's namespace; Curator's basePath). It does no I/O.
 func New(c *client.Client, basePath string, opts ...Option) (*Discovery, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(basePath); err != nil {
 		return nil, err
@@ -77,7 +78,7 @@ func (d *Discovery) pathForInstance(name, id string) string { return d.pathForNa
 // usable is nil, or why d cannot be used.
 func (d *Discovery) usable() error {
 	if d == nil || d.c == nil {
-		return invalidArg("zero or nil Discovery: make one with New")
+		return errs.Invalid("zero or nil Discovery: make one with New")
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -95,7 +96,7 @@ func (d *Discovery) usable() error {
 // first to end and returns the same result.
 func (d *Discovery) Close(ctx context.Context) error {
 	if d == nil || d.c == nil {
-		return invalidArg("zero or nil Discovery: make one with New")
+		return errs.Invalid("zero or nil Discovery: make one with New")
 	}
 	d.closeOnce.Do(func() { d.closeResult = d.close(ctx) })
 	return d.closeResult

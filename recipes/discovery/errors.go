@@ -70,24 +70,9 @@ func (e *DataError) Unwrap() []error { return []error{ErrBadData, e.Err} }
 // closed wraps zkrecipes.ErrClosed as the client says it.
 var errDiscoveryClosed = errs.Named("zkrecipes: service discovery is closed", zkrecipes.ErrClosed)
 
-// lifeErrors are the errors of a call on a cache or a provider that is
-// closed, not started, or started already: they name it and wrap
-// zkrecipes.ErrClosed, zkrecipes.ErrNotStarted and zkrecipes.ErrAlreadyStarted.
-type lifeErrors struct{ closed, notStarted, alreadyStarted error }
-
+// The errors of a call on a service cache or a provider that is closed,
+// not started, or started already.
 var (
-	cacheErrors = &lifeErrors{
-		closed:         errs.Named("zkrecipes: service cache is closed", zkrecipes.ErrClosed),
-		notStarted:     errs.Named("zkrecipes: service cache is not started", zkrecipes.ErrNotStarted),
-		alreadyStarted: errs.Named("zkrecipes: service cache is already started", zkrecipes.ErrAlreadyStarted),
-	}
-	providerErrors = &lifeErrors{
-		closed:         errs.Named("zkrecipes: service provider is closed", zkrecipes.ErrClosed),
-		notStarted:     errs.Named("zkrecipes: service provider is not started", zkrecipes.ErrNotStarted),
-		alreadyStarted: errs.Named("zkrecipes: service provider is already started", zkrecipes.ErrAlreadyStarted),
-	}
+	cacheErrors    = errs.NewLife("service cache")
+	providerErrors = errs.NewLife("service provider")
 )
-
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", zkrecipes.ErrInvalidArgument, fmt.Sprintf(format, args...))
-}

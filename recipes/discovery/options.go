@@ -1,5 +1,7 @@
 package discovery
 
+import "github.com/go-zkrecipes/zkrecipes/internal/errs"
+
 // Option configures a Discovery.
 type Option func(*options) error
 
@@ -34,7 +36,7 @@ type providerOptions struct {
 func WithStrategy(s Strategy) ProviderOption {
 	return func(o *providerOptions) error {
 		if s == nil {
-			return invalidArg("nil strategy")
+			return errs.Invalid("nil strategy")
 		}
 		o.strategy = s
 		return nil
@@ -49,7 +51,7 @@ func WithStrategy(s Strategy) ProviderOption {
 func WithFilter(keep func(Instance) bool) ProviderOption {
 	return func(o *providerOptions) error {
 		if keep == nil {
-			return invalidArg("nil filter")
+			return errs.Invalid("nil filter")
 		}
 		o.filters = append(o.filters, keep)
 		return nil
@@ -62,7 +64,7 @@ func WithFilter(keep func(Instance) bool) ProviderOption {
 func WithDownInstancePolicy(p DownInstancePolicy) ProviderOption {
 	return func(o *providerOptions) error {
 		if p.Timeout <= 0 || p.ErrorThreshold < 1 {
-			return invalidArg("down instance policy %+v: needs a positive Timeout and an ErrorThreshold of at least 1", p)
+			return errs.Invalid("down instance policy %+v: needs a positive Timeout and an ErrorThreshold of at least 1", p)
 		}
 		o.down = p
 		return nil

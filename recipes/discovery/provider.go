@@ -3,6 +3,7 @@ package discovery
 import (
 	"context"
 
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/option"
 )
 
@@ -123,5 +124,5 @@ func (p *Provider) Close(ctx context.Context) error {
 }
 
 func errZeroProvider() error {
-	return invalidArg("zero or nil Provider: make one with Discovery.NewProvider")
+	return errs.Invalid("zero or nil Provider: make one with Discovery.NewProvider")
 }

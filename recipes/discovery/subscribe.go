@@ -11,59 +11,12 @@ import (
 // Close, and when the client closes. Calling cancel more than once is
 // harmless.
 func (ch *Cache) Events() (<-chan Event, func()) {
-	s := ch.subscribe()
-	if s == nil {
+	if ch == nil || ch.cc == nil || clientClosed(ch.d.c) {
 		return pubsub.Closed[Event](), func() {}
 	}
-	return s.Out(), func() { ch.unsubscribe(s) }
-}
-
-func (ch *Cache) subscribe() *pubsub.Sub[Event] {
-	if ch == nil || ch.cc == nil {
-		return nil
-	}
-	gone := clientClosed(ch.d.c)
-	s := pubsub.New[Event]()
-	ch.mu.Lock()
-	if gone || ch.phase == closed || isDone(ch.doneCh) {
-		ch.mu.Unlock()
-		return nil
-	}
-	if ch.subs == nil {
-		ch.subs = make(map[*pubsub.Sub[Event]]struct{})
-	}
-	ch.subs[s] = struct{}{}
-	ch.wg.Add(1)
-	ch.mu.Unlock()
-	go func() {
-		defer ch.wg.Done()
-		s.Run()
-	}()
-	return s
-}
-
-func (ch *Cache) unsubscribe(s *pubsub.Sub[Event]) {
-	ch.mu.Lock()
-	delete(ch.subs, s)
-	ch.mu.Unlock()
-	s.Stop()
+	return ch.hub.Subscribe()
 }
 
 // publishLocked hands ev to every subscriber; ch.mu is held for writing,
 // so readers never see a view older than an event delivered.
-func (ch *Cache) publishLocked(ev Event) {
-	for s := range ch.subs {
-		s.Push(ev)
-	}
-}
-
-// stopSubscribers closes every subscription (the pump ended).
-func (ch *Cache) stopSubscribers() {
-	ch.mu.Lock()
-	subs := ch.subs
-	ch.subs = nil
-	ch.mu.Unlock()
-	for s := range subs {
-		s.Stop()
-	}
-}
+func (ch *Cache) publishLocked(ev Event) { ch.hub.Publish(ev) }

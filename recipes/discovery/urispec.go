@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // The fields URISpec.Build fills from an instance, as Curator names them.
@@ -61,19 +63,19 @@ func ParseURISpec(raw string) (*URISpec, error) {
 		switch raw[0] {
 		case '{':
 			if inside {
-				return nil, invalidArg("uri spec: { is not allowed inside of a variable specification")
+				return nil, errs.Invalid("uri spec: { is not allowed inside of a variable specification")
 			}
 			inside = true
 		case '}':
 			if !inside {
-				return nil, invalidArg("uri spec: } must be preceded by {")
+				return nil, errs.Invalid("uri spec: } must be preceded by {")
 			}
 			inside = false
 		}
 		raw = raw[1:]
 	}
 	if inside {
-		return nil, invalidArg("uri spec: final variable not closed - expected }")
+		return nil, errs.Invalid("uri spec: final variable not closed - expected }")
 	}
 	return s, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // The errors of this package. The errors it shares with the others are
@@ -28,15 +29,11 @@ var (
 // errZero is the error of every method of a zero Latch.
 var errZero = fmt.Errorf("%w: zero value: make latches with NewLatch", zkrecipes.ErrInvalidArgument)
 
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", zkrecipes.ErrInvalidArgument, fmt.Sprintf(format, args...))
-}
-
 // check validates what every entry point takes: a client and an absolute
 // path that is not the root.
 func check(c *client.Client, path string) error {
 	if c == nil {
-		return invalidArg("nil client")
+		return errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -93,7 +94,7 @@ func (l *Latch) Start(ctx context.Context) error {
 		return errZero
 	}
 	if ctx == nil {
-		return invalidArg("nil context")
+		return errs.Invalid("nil context")
 	}
 	l.startMu.Lock()
 	defer l.startMu.Unlock()
@@ -146,7 +147,7 @@ func (l *Latch) Await(ctx context.Context) (*Term, error) {
 		return nil, errZero
 	}
 	if ctx == nil {
-		return nil, invalidArg("nil context")
+		return nil, errs.Invalid("nil context")
 	}
 	for {
 		l.mu.Lock()

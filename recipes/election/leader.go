@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -33,7 +34,7 @@ type Participant struct {
 // none.
 func Participants(ctx context.Context, c *client.Client, path string) ([]Participant, error) {
 	if ctx == nil {
-		return nil, invalidArg("nil context")
+		return nil, errs.Invalid("nil context")
 	}
 	if err := check(c, path); err != nil {
 		return nil, err
@@ -66,7 +67,7 @@ func Participants(ctx context.Context, c *client.Client, path string) ([]Partici
 // a change the node named here and the participant's own view differ.
 func Leader(ctx context.Context, c *client.Client, path string) (Participant, error) {
 	if ctx == nil {
-		return Participant{}, invalidArg("nil context")
+		return Participant{}, errs.Invalid("nil context")
 	}
 	if err := check(c, path); err != nil {
 		return Participant{}, err

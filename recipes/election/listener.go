@@ -3,7 +3,7 @@ package election
 import (
 	"sync"
 
-	"github.com/go-zkrecipes/zkrecipes/internal/option"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // CloseMode says whether a Latch's Close tells its listeners (WithListener)
@@ -26,7 +26,7 @@ const (
 func WithCloseMode(m CloseMode) Option {
 	return func(o *options) error {
 		if m != CloseSilent && m != CloseNotifyLeader {
-			return option.Invalid("unknown close mode")
+			return errs.Invalid("unknown close mode")
 		}
 		o.closeMode = m
 		return nil
@@ -50,7 +50,7 @@ func WithCloseMode(m CloseMode) Option {
 func WithListener(isLeader, notLeader func(t *Term)) Option {
 	return func(o *options) error {
 		if isLeader == nil && notLeader == nil {
-			return option.Invalid("listener with neither function")
+			return errs.Invalid("listener with neither function")
 		}
 		o.listeners = append(o.listeners, listener{isLeader, notLeader})
 		return nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Observation is one leader seen by Observe.
@@ -37,7 +38,7 @@ type Observation struct {
 // seen, the leader after them is.
 func Observe(ctx context.Context, c *client.Client, path string) (<-chan Observation, error) {
 	if ctx == nil {
-		return nil, invalidArg("nil context")
+		return nil, errs.Invalid("nil context")
 	}
 	if err := check(c, path); err != nil {
 		return nil, err

@@ -8,6 +8,8 @@ import (
 	"path"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Proclaim publishes value as the leader's, without a new election (etcd's
@@ -46,10 +48,10 @@ import (
 // *client.ACLError.
 func (t *Term) Proclaim(ctx context.Context, value []byte) error {
 	if !t.made() || t.c == nil {
-		return invalidArg("Proclaim on a nil or zero Term")
+		return errs.Invalid("Proclaim on a nil or zero Term")
 	}
 	if ctx == nil {
-		return invalidArg("nil context")
+		return errs.Invalid("nil context")
 	}
 	t.proclaimMu.Lock()
 	defer t.proclaimMu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -34,13 +35,13 @@ const releaseWithin = 5 * time.Second
 // error and nothing made on the server.
 func Run(ctx context.Context, c *client.Client, path string, lead func(ctx context.Context, t *Term) error, opts ...Option) error {
 	if ctx == nil {
-		return invalidArg("nil context")
+		return errs.Invalid("nil context")
 	}
 	if err := check(c, path); err != nil {
 		return err
 	}
 	if lead == nil {
-		return invalidArg("nil lead function")
+		return errs.Invalid("nil lead function")
 	}
 	o, err := apply(opts)
 	if err != nil {

@@ -50,17 +50,17 @@ type Member struct {
 // I/O: Start joins.
 func New(c *client.Client, path, id string, data []byte, opts ...Option) (*Member, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return nil, err
 	}
 	if id == "" || strings.Contains(id, "/") {
-		return nil, invalidArg("member id %q: must be one node name, not empty, without '/'", id)
+		return nil, errs.Invalid("member id %q: must be one node name, not empty, without '/'", id)
 	}
 	own := memberPath(path, id)
 	if err := client.ValidatePath(own); err != nil {
-		return nil, invalidArg("member id %q: %v", id, err)
+		return nil, errs.Invalid("member id %q: %v", id, err)
 	}
 	var o options
 	if err := option.Apply("group member "+own, &o, opts); err != nil {
@@ -120,10 +120,10 @@ func (m *Member) Start(ctx context.Context) error {
 	switch {
 	case m.closed:
 		m.mu.Unlock()
-		return errMemberClosed
+		return life.Closed
 	case m.started:
 		m.mu.Unlock()
-		return errMemberAlreadyStarted
+		return life.AlreadyStarted
 	}
 	m.started = true
 	// Subscribe before the node's start, so that its first Created (or
@@ -193,9 +193,9 @@ func (m *Member) usable(needStart bool) error {
 	defer m.mu.Unlock()
 	switch {
 	case m.closed:
-		return errMemberClosed
+		return life.Closed
 	case needStart && !m.started:
-		return errMemberNotStarted
+		return life.NotStarted
 	}
 	return nil
 }
@@ -204,7 +204,7 @@ func (m *Member) usable(needStart bool) error {
 // member is (its node or cache closed with it, not with the client).
 func (m *Member) closedOr(err error) error {
 	if errors.Is(err, zkrecipes.ErrClosed) && m.usable(false) != nil {
-		return errMemberClosed
+		return life.Closed
 	}
 	return err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Multi is a set of locks taken and released as one: Curator's
@@ -46,10 +47,10 @@ type multiHolding struct {
 // zkrecipes.ErrInvalidArgument; a bad path a *client.PathError.
 func NewMulti(c *client.Client, paths []string, opts ...Option) (*Multi, error) {
 	if c == nil {
-		return nil, fmt.Errorf("%w: multi-lock: nil client", zkrecipes.ErrInvalidArgument)
+		return nil, errs.Invalid("multi-lock: nil client")
 	}
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("%w: multi-lock: no paths", zkrecipes.ErrInvalidArgument)
+		return nil, errs.Invalid("multi-lock: no paths")
 	}
 	locks := make([]Locker, 0, len(paths))
 	for _, p := range paths {
@@ -76,12 +77,12 @@ func NewMulti(c *client.Client, paths []string, opts ...Option) (*Multi, error) 
 // alike.
 func NewMultiOf(locks ...Locker) (*Multi, error) {
 	if len(locks) == 0 {
-		return nil, fmt.Errorf("%w: multi-lock: no locks", zkrecipes.ErrInvalidArgument)
+		return nil, errs.Invalid("multi-lock: no locks")
 	}
 	sorted := make([]Locker, 0, len(locks))
 	for i, l := range locks {
 		if l == nil || l.Path() == "" {
-			return nil, fmt.Errorf("%w: multi-lock: lock %d is nil or a zero value", zkrecipes.ErrInvalidArgument, i+1)
+			return nil, errs.Invalid("multi-lock: lock %d is nil or a zero value", i+1)
 		}
 		sorted = append(sorted, l)
 	}
@@ -90,7 +91,7 @@ func NewMultiOf(locks ...Locker) (*Multi, error) {
 	for i, l := range sorted {
 		paths[i] = l.Path()
 		if i > 0 && paths[i] == paths[i-1] {
-			return nil, fmt.Errorf("%w: multi-lock: path %s given twice", zkrecipes.ErrInvalidArgument, paths[i])
+			return nil, errs.Invalid("multi-lock: path %s given twice", paths[i])
 		}
 	}
 	return &Multi{locks: sorted, paths: paths, gate: make(chan struct{}, 1)}, nil
@@ -108,7 +109,7 @@ func compareStrings(a, b string) int {
 
 func (m *Multi) valid() bool { return m != nil && m.gate != nil }
 
-var errMultiZero = fmt.Errorf("%w: zero Multi: make one with NewMulti or NewMultiOf", zkrecipes.ErrInvalidArgument)
+var errMultiZero = errs.Invalid("zero Multi: make one with NewMulti or NewMultiOf")
 
 // Paths returns the locks' paths in the order they are taken (sorted); nil
 // for a zero Multi.
@@ -172,7 +173,7 @@ func (m *Multi) Token(ctx context.Context, path string) (int64, error) {
 	}
 	i := slices.Index(m.paths, path)
 	if i < 0 {
-		return 0, fmt.Errorf("%w: multi-lock: %s is not one of its paths", zkrecipes.ErrInvalidArgument, path)
+		return 0, errs.Invalid("multi-lock: %s is not one of its paths", path)
 	}
 	if m.current() == nil {
 		return 0, fmt.Errorf("multi-lock %s: %w", path, zkrecipes.ErrNotHeld)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/internal/option"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -32,7 +32,7 @@ type options = queue.Options
 // WithData sets the lock node's data (default: this host's IP address, as Curator).
 func WithData(data []byte) Option {
 	return func(o *options) error {
-		o.Data = append([]byte{}, data...)
+		o.Data = append([]byte(nil), data...)
 		return nil
 	}
 }
@@ -44,7 +44,7 @@ func WithData(data []byte) Option {
 func WithRevocationListener(f func()) Option {
 	return func(o *options) error {
 		if f == nil {
-			return option.Invalid("nil revocation listener")
+			return errs.Invalid("nil revocation listener")
 		}
 		o.OnRevoke = f
 		return nil

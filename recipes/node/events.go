@@ -1,8 +1,7 @@
 package node
 
 import (
-	"fmt"
-
+	"github.com/go-zkrecipes/zkrecipes/internal/enum"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
@@ -25,15 +24,7 @@ const (
 
 // String names the event type ("Created", "Adopted", "Gone").
 func (t EventType) String() string {
-	switch t {
-	case Created:
-		return "Created"
-	case Adopted:
-		return "Adopted"
-	case Gone:
-		return "Gone"
-	}
-	return fmt.Sprintf("EventType(%d)", int(t))
+	return enum.Name(t, Created, "EventType", "Created", "Adopted", "Gone")
 }
 
 // Event is one change of a Node's node, as Events delivers it.
@@ -60,32 +51,12 @@ func (n *Node) Events() (<-chan Event, func()) {
 	if n == nil || n.cl == nil {
 		return pubsub.Closed[Event](), func() {}
 	}
-	s := pubsub.New[Event]()
 	n.mu.Lock()
-	if n.phase == closed {
-		n.mu.Unlock()
-		return pubsub.Closed[Event](), func() {}
-	}
+	defer n.mu.Unlock()
 	if n.present {
-		s.Push(n.last)
+		return n.hub.Subscribe(n.last)
 	}
-	if n.subs == nil {
-		n.subs = make(map[*pubsub.Sub[Event]]struct{})
-	}
-	n.subs[s] = struct{}{}
-	n.subWG.Add(1)
-	n.mu.Unlock()
-	go func() {
-		defer n.subWG.Done()
-		s.Run()
-	}()
-	cancel := func() {
-		n.mu.Lock()
-		delete(n.subs, s)
-		n.mu.Unlock()
-		s.Stop()
-	}
-	return s.Out(), cancel
+	return n.hub.Subscribe()
 }
 
 // publishLocked records ev as the node's state and hands it to every
@@ -93,7 +64,5 @@ func (n *Node) Events() (<-chan Event, func()) {
 func (n *Node) publishLocked(ev Event) {
 	n.present = ev.Type != Gone
 	n.last = ev
-	for s := range n.subs {
-		s.Push(ev)
-	}
+	n.hub.Publish(ev)
 }

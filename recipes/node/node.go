@@ -40,7 +40,6 @@ type Node struct {
 
 	closeOnce   sync.Once
 	closeResult error // the first Close's
-	subWG       sync.WaitGroup
 
 	mu       sync.Mutex
 	phase    phase
@@ -55,9 +54,9 @@ type Node struct {
 	failGen  uint64        // dataGen when failure happened
 	changed  chan struct{} // closed and replaced on every change above
 	closeCtx context.Context
-	closeErr error // the final delete's outcome
-	early    bool  // the keeper ended because the client closed, before Close
-	subs     map[*pubsub.Sub[Event]]struct{}
+	closeErr error             // the final delete's outcome
+	early    bool              // the keeper ended because the client closed, before Close
+	hub      pubsub.Hub[Event] // Events' subscribers
 }
 
 // New returns a handle on the node at path (relative to the client's
@@ -67,7 +66,7 @@ type Node struct {
 // option an error wrapping zkrecipes.ErrInvalidArgument.
 func New(c *client.Client, path string, data []byte, opts ...Option) (*Node, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return nil, err
@@ -117,7 +116,7 @@ func (n *Node) Start(ctx context.Context) error {
 	return n.waitFor(ctx, "start", func() (bool, error) {
 		switch {
 		case n.phase == closed:
-			return true, errNodeClosed
+			return true, life.Closed
 		case n.created:
 			return true, nil
 		case n.failure != nil:
@@ -133,9 +132,9 @@ func (n *Node) begin() error {
 	defer n.mu.Unlock()
 	switch n.phase {
 	case closed:
-		return fmt.Errorf("zkrecipes: start node %s: %w", n.base, errNodeClosed)
+		return fmt.Errorf("zkrecipes: start node %s: %w", n.base, life.Closed)
 	case started:
-		return fmt.Errorf("zkrecipes: start node %s: %w", n.base, errNodeAlreadyStarted)
+		return fmt.Errorf("zkrecipes: start node %s: %w", n.base, life.AlreadyStarted)
 	}
 	n.phase = started
 	// Subscribe before the first create, so that no state change after it
@@ -195,7 +194,7 @@ func (n *Node) SetData(ctx context.Context, data []byte) error {
 	n.mu.Lock()
 	if n.phase == closed {
 		n.mu.Unlock()
-		return fmt.Errorf("zkrecipes: set data of node %s: %w", n.base, errNodeClosed)
+		return fmt.Errorf("zkrecipes: set data of node %s: %w", n.base, life.Closed)
 	}
 	n.data = bytes.Clone(data)
 	n.dataGen++
@@ -209,7 +208,7 @@ func (n *Node) SetData(ctx context.Context, data []byte) error {
 	return n.waitFor(ctx, "set data of", func() (bool, error) {
 		switch {
 		case n.phase == closed:
-			return true, errNodeClosed
+			return true, life.Closed
 		case n.written >= gen, !n.present, n.phase == idle:
 			return true, nil
 		case n.failure != nil && n.failGen >= gen:
@@ -288,7 +287,7 @@ func (n *Node) close(ctx context.Context) error {
 	wasStarted := n.phase == started
 	n.phase = closed
 	n.closeCtx = ctx
-	n.stopSubsLocked()
+	n.hub.Close()
 	n.changedLocked()
 	n.mu.Unlock()
 	n.stop()
@@ -301,7 +300,7 @@ func (n *Node) close(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("zkrecipes: close node %s: %w: %w", n.base, zkrecipes.ErrDeletePending, ctx.Err())
 	}
-	n.subWG.Wait()
+	n.hub.Wait()
 	n.mu.Lock()
 	early, err, path := n.early, n.closeErr, n.path
 	n.mu.Unlock()
@@ -314,14 +313,6 @@ func (n *Node) close(ctx context.Context) error {
 		return fmt.Errorf("zkrecipes: close node %s: %w", n.base, err)
 	}
 	return nil
-}
-
-// stopSubsLocked ends every subscription. n.mu must be held.
-func (n *Node) stopSubsLocked() {
-	for s := range n.subs {
-		s.Stop()
-	}
-	n.subs = nil
 }
 
 // deleteNode deletes the node at path (nothing when path is ""), bound to

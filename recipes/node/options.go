@@ -1,12 +1,13 @@
 package node
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/enum"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/option"
 )
 
@@ -31,17 +32,7 @@ const (
 
 // String is the mode's name, as ZooKeeper spells it ("EPHEMERAL", ...).
 func (m Mode) String() string {
-	switch m {
-	case Ephemeral:
-		return "EPHEMERAL"
-	case EphemeralSequential:
-		return "EPHEMERAL_SEQUENTIAL"
-	case Persistent:
-		return "PERSISTENT"
-	case PersistentSequential:
-		return "PERSISTENT_SEQUENTIAL"
-	}
-	return fmt.Sprintf("Mode(%d)", int(m))
+	return enum.Name(m, Ephemeral, "Mode", "EPHEMERAL", "EPHEMERAL_SEQUENTIAL", "PERSISTENT", "PERSISTENT_SEQUENTIAL")
 }
 
 func (m Mode) valid() bool      { return m >= Ephemeral && m <= PersistentSequential }
@@ -67,7 +58,7 @@ type options struct {
 func WithMode(m Mode) Option {
 	return func(o *options) error {
 		if !m.valid() {
-			return option.Invalid("unknown mode %d", int(m))
+			return errs.Invalid("unknown mode %d", int(m))
 		}
 		o.mode, o.modeSet = m, true
 		return nil
@@ -98,7 +89,7 @@ func WithProtection() Option {
 func WithTTL(d time.Duration) Option {
 	return func(o *options) error {
 		if d < time.Millisecond || d > client.MaxTTL {
-			return option.Invalid("TTL %v: want 1ms to %v", d, client.MaxTTL)
+			return errs.Invalid("TTL %v: want 1ms to %v", d, client.MaxTTL)
 		}
 		o.ttl, o.ttlSet = d, true
 		return nil
@@ -116,11 +107,11 @@ func apply(given []Option) (options, error) {
 			o.mode = Persistent
 		}
 		if o.mode.ephemeral() {
-			return options{}, invalidArg("a TTL node is persistent: mode %v cannot have a TTL", o.mode)
+			return options{}, errs.Invalid("a TTL node is persistent: mode %v cannot have a TTL", o.mode)
 		}
 	}
 	if o.mode.sequential() && !o.protect {
-		return options{}, invalidArg("mode %v needs WithProtection: an unprotected sequential create whose reply is lost cannot be found again and would leave a second node", o.mode)
+		return options{}, errs.Invalid("mode %v needs WithProtection: an unprotected sequential create whose reply is lost cannot be found again and would leave a second node", o.mode)
 	}
 	return o, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
 	"github.com/go-zkrecipes/zkrecipes/retry"
@@ -54,9 +55,9 @@ func (s *Semaphore) acquire(ctx context.Context, n int, wait bool) ([]*Lease, er
 	case !s.valid():
 		return nil, errZero
 	case ctx == nil:
-		return nil, invalidArg("nil context")
+		return nil, errs.Invalid("nil context")
 	case n <= 0:
-		return nil, invalidArg("asks for %d leases", n)
+		return nil, errs.Invalid("asks for %d leases", n)
 	case s.count == nil && n > s.max:
 		return nil, fmt.Errorf("%w: %w: %d of at most %d", zkrecipes.ErrInvalidArgument, ErrTooManyLeases, n, s.max)
 	}

@@ -63,7 +63,3 @@ var errMutexLost = errors.New("zkrecipes: the semaphore's locks mutex was lost w
 
 // errZero is the error of every method of a zero Semaphore or Lease.
 var errZero = fmt.Errorf("%w: zero value: make semaphores with New and leases with Acquire", zkrecipes.ErrInvalidArgument)
-
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", zkrecipes.ErrInvalidArgument, fmt.Sprintf(format, args...))
-}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -66,7 +67,7 @@ func (l *Lease) Token(ctx context.Context) (int64, error) {
 		return 0, errZero
 	}
 	if ctx == nil {
-		return 0, invalidArg("nil context")
+		return 0, errs.Invalid("nil context")
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, err

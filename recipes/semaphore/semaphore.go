@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
@@ -79,7 +80,7 @@ func WithLimitCheck() Option {
 // holds each lease.
 func WithData(data []byte) Option {
 	return func(o *options) error {
-		o.data = append([]byte{}, data...)
+		o.data = append([]byte(nil), data...)
 		return nil
 	}
 }
@@ -102,7 +103,7 @@ func WithLostOnSessionLossOnly() Option {
 // WithLimitCheck asks for it.
 func New(c *client.Client, p string, maxLeases int, opts ...Option) (*Semaphore, error) {
 	if maxLeases <= 0 {
-		return nil, invalidArg("maxLeases must be positive, not %d", maxLeases)
+		return nil, errs.Invalid("maxLeases must be positive, not %d", maxLeases)
 	}
 	return newSemaphore(c, p, maxLeases, nil, opts)
 }
@@ -121,21 +122,21 @@ func New(c *client.Client, p string, maxLeases int, opts ...Option) (*Semaphore,
 // the count cannot be read (not started, closed, bad data, node deleted).
 func NewWithCount(c *client.Client, p string, count *shared.Count, opts ...Option) (*Semaphore, error) {
 	if count == nil {
-		return nil, invalidArg("nil count")
+		return nil, errs.Invalid("nil count")
 	}
 	s, err := newSemaphore(c, p, 0, count, opts)
 	if err != nil {
 		return nil, err
 	}
 	if s.o.limitCheck {
-		return nil, invalidArg("WithLimitCheck needs a constant limit, not a shared count")
+		return nil, errs.Invalid("WithLimitCheck needs a constant limit, not a shared count")
 	}
 	return s, nil
 }
 
 func newSemaphore(c *client.Client, p string, maxLeases int, count *shared.Count, given []Option) (*Semaphore, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(p); err != nil {
 		return nil, err
@@ -290,7 +291,7 @@ func (s *Semaphore) children(ctx context.Context) ([]string, error) {
 		return nil, errZero
 	}
 	if ctx == nil {
-		return nil, invalidArg("nil context")
+		return nil, errs.Invalid("nil context")
 	}
 	kids, _, err := s.c.Children(ctx, s.leases)
 	if errors.Is(err, zk.ErrNoNode) {

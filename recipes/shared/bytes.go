@@ -13,6 +13,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
@@ -73,7 +74,7 @@ func NewBytes(c *client.Client, path string, seed []byte, opts ...Option) (*Byte
 
 func newBytes(c *client.Client, path string, seed []byte, what string, opts []Option) (*Bytes, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return nil, err
@@ -120,7 +121,7 @@ func (b *Bytes) Start(ctx context.Context) error {
 		return errBytesZero()
 	}
 	if ctx == nil {
-		return invalidArg("nil context")
+		return errs.Invalid("nil context")
 	}
 	b.mu.Lock()
 	switch b.phase {
@@ -129,7 +130,7 @@ func (b *Bytes) Start(ctx context.Context) error {
 		return b.errClosed()
 	case starting, started:
 		b.mu.Unlock()
-		return fmt.Errorf("zkrecipes: %s %s: %w", b.what, b.path, zkrecipes.ErrAlreadyStarted)
+		return fmt.Errorf("zkrecipes: %s %s: %w", b.what, b.path, lifeOf(b.what).AlreadyStarted)
 	}
 	b.phase = starting
 	b.mu.Unlock()
@@ -426,9 +427,9 @@ func (b *Bytes) Events() (<-chan Versioned, func()) {
 }
 
 func (b *Bytes) errClosed() error {
-	return fmt.Errorf("zkrecipes: %s %s: %w", b.what, b.path, errNamedClosed(b.what))
+	return fmt.Errorf("zkrecipes: %s %s: %w", b.what, b.path, lifeOf(b.what).Closed)
 }
 
 func (b *Bytes) errNotStarted() error {
-	return fmt.Errorf("zkrecipes: %s %s: %w", b.what, b.path, errNamedNotStarted(b.what))
+	return fmt.Errorf("zkrecipes: %s %s: %w", b.what, b.path, lifeOf(b.what).NotStarted)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
@@ -67,7 +68,7 @@ type Count struct {
 // Start creates with seed if the node is missing. It does no I/O.
 func NewCount(c *client.Client, path string, seed int32, opts ...Option) (*Count, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return nil, err
@@ -106,7 +107,7 @@ func (c *Count) Start(ctx context.Context) error {
 		return errZero()
 	}
 	if ctx == nil {
-		return invalidArg("nil context")
+		return errs.Invalid("nil context")
 	}
 	c.mu.Lock()
 	switch c.phase {
@@ -115,7 +116,7 @@ func (c *Count) Start(ctx context.Context) error {
 		return c.errClosed()
 	case starting, started:
 		c.mu.Unlock()
-		return fmt.Errorf("zkrecipes: count %s: %w", c.path, zkrecipes.ErrAlreadyStarted)
+		return fmt.Errorf("zkrecipes: count %s: %w", c.path, countLife.AlreadyStarted)
 	}
 	b, err := newBytes(c.cl, c.path, encode(c.seed), countWhat, nil)
 	if err != nil {
@@ -347,11 +348,11 @@ func (c *Count) Events() (<-chan Value, func()) {
 }
 
 func (c *Count) errClosed() error {
-	return fmt.Errorf("zkrecipes: count %s: %w", c.path, errCountClosed)
+	return fmt.Errorf("zkrecipes: count %s: %w", c.path, countLife.Closed)
 }
 
 func (c *Count) errNotStarted() error {
-	return fmt.Errorf("zkrecipes: count %s: %w", c.path, errCountNotStarted)
+	return fmt.Errorf("zkrecipes: count %s: %w", c.path, countLife.NotStarted)
 }
 
 // encode is Curator's SharedCount encoding: 4 bytes, big-endian.

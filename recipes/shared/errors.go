@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
@@ -31,35 +30,24 @@ func (e *BadDataError) Error() string {
 // Unwrap lets errors.Is(err, ErrBadData) match.
 func (e *BadDataError) Unwrap() error { return ErrBadData }
 
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", zkrecipes.ErrInvalidArgument, fmt.Sprintf(format, args...))
-}
-
 // errZero is the error of every call on a Count not made by NewCount.
-func errZero() error { return invalidArg("zero or nil Count: make one with NewCount") }
+func errZero() error { return errs.Invalid("zero or nil Count: make one with NewCount") }
 
 // errBytesZero is the error of every call on a Bytes not made by NewBytes.
-func errBytesZero() error { return invalidArg("zero or nil Bytes: make one with NewBytes") }
+func errBytesZero() error { return errs.Invalid("zero or nil Bytes: make one with NewBytes") }
 
-// The errors of a count or a shared value that is closed or not started:
-// they name it and wrap zkrecipes.ErrClosed and zkrecipes.ErrNotStarted.
+// The errors of a count or a shared value that is closed, not started or
+// started already: they name it and wrap zkrecipes.ErrClosed,
+// ErrNotStarted and ErrAlreadyStarted.
 var (
-	errCountClosed     = errs.Named("zkrecipes: count is closed", zkrecipes.ErrClosed)
-	errCountNotStarted = errs.Named("zkrecipes: count is not started", zkrecipes.ErrNotStarted)
-	errValueClosed     = errs.Named("zkrecipes: shared value is closed", zkrecipes.ErrClosed)
-	errValueNotStarted = errs.Named("zkrecipes: shared value is not started", zkrecipes.ErrNotStarted)
+	countLife = errs.NewLife("count")
+	valueLife = errs.NewLife("shared value")
 )
 
-func errNamedClosed(what string) error {
+// lifeOf is the lifecycle errors of what ("count" or "shared value").
+func lifeOf(what string) *errs.Life {
 	if what == countWhat {
-		return errCountClosed
+		return countLife
 	}
-	return errValueClosed
-}
-
-func errNamedNotStarted(what string) error {
-	if what == countWhat {
-		return errCountNotStarted
-	}
-	return errValueNotStarted
+	return valueLife
 }
