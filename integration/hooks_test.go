@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
+
+	"github.com/go-zkrecipes/zkrecipes"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
@@ -279,4 +282,62 @@ func TestHooksHoldingsPair(t *testing.T) {
 	require.Equal(t, "state Connected", got[0])
 	require.Equal(t, want, got[1:])
 	rec.unpaired(t)
+}
+
+// TestHooksRequests: the client reports each request it sends under its
+// op's name with the outcome's label, the retries of an operation as
+// requests of their own, and neither the session's own requests (its
+// close) nor operations that never reached a connection.
+func TestHooksRequests(t *testing.T) {
+	noLeaks(t)
+	var mu sync.Mutex
+	var got []string
+	hooks := &client.Hooks{Request: func(r client.RequestHook) {
+		if r.Duration <= 0 {
+			t.Errorf("request %+v: no time", r)
+		}
+		mu.Lock()
+		got = append(got, r.Op+" "+r.Label())
+		mu.Unlock()
+	}}
+	c := connect(t, clientOpts{ns: namespace(t), extra: []client.Option{client.WithHooks(hooks)}})
+	ctx := ctxT(t, 60*time.Second)
+	take := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := got
+		got = nil
+		return out
+	}
+	// The first create finds no namespace (no_node), makes it, then creates.
+	_, err := c.Create(ctx, "/first", nil, 0)
+	require.NoError(t, err)
+	require.Equal(t, "create no_node", take()[0])
+
+	_, err = c.Create(ctx, "/r", nil, 0)
+	require.NoError(t, err)
+	_, err = c.Create(ctx, "/r", nil, 0)
+	require.ErrorIs(t, err, zk.ErrNodeExists)
+	_, _, err = c.Get(ctx, "/r")
+	require.NoError(t, err)
+	ok, _, err := c.Exists(ctx, "/r/missing")
+	require.NoError(t, err)
+	require.False(t, ok)
+	_, err = c.Set(ctx, "/r", nil, 5)
+	require.ErrorIs(t, err, zk.ErrBadVersion)
+	_, _, err = c.Children(ctx, "/r")
+	require.NoError(t, err)
+	_, err = c.Multi(ctx, &zk.CreateRequest{Path: "/r/m"}, &zk.DeleteRequest{Path: "/r/m", Version: -1})
+	require.NoError(t, err)
+	require.NoError(t, c.Delete(ctx, "/r", -1))
+	require.ErrorIs(t, c.Delete(ctx, "/r", -1), zk.ErrNoNode)
+	require.Equal(t, []string{
+		"create ok", "create node_exists", "getData ok", "exists no_node", "setData bad_version",
+		"getChildren ok", "multi ok", "delete ok", "delete no_node",
+	}, take())
+
+	require.NoError(t, c.Close())
+	_, _, err = c.Get(ctx, "/")
+	require.ErrorIs(t, err, zkrecipes.ErrClosed)
+	require.Empty(t, take(), "the close and a call after it")
 }
