@@ -2,9 +2,7 @@ module github.com/go-zkrecipes/zkrecipes/contrib/zkprom
 
 go 1.26.0
 
-replace github.com/go-zkrecipes/zkrecipes => ../..
-
-require github.com/go-zkrecipes/zkrecipes v0.0.0-00010101000000-000000000000
+require github.com/go-zkrecipes/zkrecipes v0.1.0
 
 require (
 	dario.cat/mergo v1.0.2 // indirect
@@ -59,7 +57,7 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/go-zookeeper/zk v1.0.4 // indirect
+	github.com/go-zookeeper/zk v1.0.4
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
