@@ -2,7 +2,10 @@ module github.com/go-zkrecipes/zkrecipes/contrib/zkprom
 
 go 1.26.0
 
-require github.com/go-zkrecipes/zkrecipes v0.1.0
+require (
+	github.com/go-zkrecipes/zkrecipes v0.1.0
+	go.uber.org/goleak v1.3.0
+)
 
 require (
 	dario.cat/mergo v1.0.2 // indirect
@@ -48,7 +51,6 @@ require (
 	go.opentelemetry.io/otel v1.44.0 // indirect
 	go.opentelemetry.io/otel/metric v1.44.0 // indirect
 	go.opentelemetry.io/otel/trace v1.44.0 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 )
