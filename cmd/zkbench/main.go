@@ -1,6 +1,6 @@
 // Command zkbench measures distributed locks on a real ZooKeeper.
 //
-//	zkbench -recipe mutex|gozk|naive|floor|curator-mutex -workers N -iters M [-warmup K] [-session 10s] [-budget D] [-zk ADDR | -backend B]
+//	zkbench -recipe mutex|gozk|naive|floor|curator-mutex|multilock|curator-multilock -workers N -iters M [-warmup K] [-session 10s] [-budget D] [-zk ADDR | -backend B]
 //	zkbench -recipe rwlock|curator-rwlock -readers R -writers W -iters M ...
 //	zkbench -recipe semaphore|semfloor|curator-semaphore -workers N -max L -iters M ...
 //	zkbench -recipe latch|run|electfloor|requeuefloor|curator-latch|curator-run|latchcrash -participants P -iters M ...
@@ -39,8 +39,11 @@
 //	        delete with the bare client, uncontended; with several workers each
 //	        works on a path of its own. It is the server's cost of one cycle.
 //	rwlock  readers and writers of recipes/rwlock (-readers R -writers W)
-//	curator-mutex, curator-rwlock
-//	        Curator 5.4's InterProcessMutex and InterProcessReadWriteLock
+//	multilock  zkrecipes' mutex.Multi over the mutexes of three paths
+//	        (dir/p0, dir/p1, dir/p2): a cycle takes and releases all three
+//	curator-mutex, curator-rwlock, curator-multilock
+//	        Curator 5.4's InterProcessMutex, InterProcessReadWriteLock and
+//	        InterProcessMultiLock (of the same three paths, in that order)
 //	        in a java process (java/CuratorLockBench.java, built into
 //	        zkbench, compiled with javac on first use), measured the same
 //	        way; their lines have no events_per_release

@@ -84,7 +84,7 @@ func TestACLRefusalReachesTheCallerOnce(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			refusedOnce(t, link, tc.maxCreates, tc.call)
+			refusedOnce(t, b, link, tc.maxCreates, tc.call)
 		})
 	}
 	onlyChildren(t, a, "/guarded", "marker")

@@ -40,7 +40,9 @@ func Invalid(format string, args ...any) error {
 // or started already: they name it and wrap zkrecipes.ErrClosed,
 // ErrNotStarted and ErrAlreadyStarted.
 type Life struct {
-	Closed, NotStarted, AlreadyStarted error
+	Closed         error // after Close
+	NotStarted     error // before Start
+	AlreadyStarted error // for a second Start
 }
 
 // NewLife returns the errors of the recipe what ("cache", "group member").

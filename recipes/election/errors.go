@@ -18,6 +18,9 @@ var (
 	// ErrInterrupted is the cause of a term's context ended by
 	// Term.Interrupt.
 	ErrInterrupted = errors.New("zkrecipes: leadership interrupted")
+	// ErrNotLeader is wrapped by the error of a Proclaim on a term that has
+	// ended, or whose node is gone (etcd's ErrElectionNotLeader).
+	ErrNotLeader = errors.New("zkrecipes: not the leader")
 	// ErrResigned is the cause of a term's context once its lead function
 	// has returned (Run).
 	ErrResigned = errors.New("zkrecipes: leader resigned")

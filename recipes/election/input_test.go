@@ -104,3 +104,14 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("Observe(nil client): %v", err)
 	}
 }
+
+// TestZeroTermProclaim: Proclaim on a nil or zero Term is an error
+// wrapping ErrInvalidArgument, never a panic. No server.
+func TestZeroTermProclaim(t *testing.T) {
+	var nilTerm *election.Term
+	for _, term := range []*election.Term{nilTerm, {}} {
+		if err := term.Proclaim(context.Background(), []byte("x")); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
+			t.Errorf("Proclaim on %#v: %v", term, err)
+		}
+	}
+}

@@ -312,7 +312,7 @@ func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done ch
 			continue
 		}
 		b.Reset()
-		t := newTerm(context.Background(), node.Path, l.id, tok, node.Session)
+		t := newTerm(context.Background(), l.c, node.Path, l.id, tok, node.Session)
 		l.begin(t)
 		var why error
 		select {

@@ -93,7 +93,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 			continue
 		}
 		sess := held.Session()
-		t := newTerm(ctx, held.Path(), o.id, tok, sess)
+		t := newTerm(ctx, c, held.Path(), o.id, tok, sess)
 		// The term ends the moment the holding may be gone (Interrupt and
 		// ctx end it themselves).
 		stop := held.AfterLost(func() { t.end(zkrecipes.ErrLost) })

@@ -18,10 +18,13 @@ import (
 // same node, carries the same token. A lost session ends the term and the
 // node with it.
 type Term struct {
+	c       *client.Client
 	node    string
 	id      string
 	token   int64
 	session *client.Session
+
+	proclaimMu sync.Mutex // one Proclaim at a time, so values land in call order
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -30,10 +33,10 @@ type Term struct {
 	intOnce   sync.Once
 }
 
-func newTerm(parent context.Context, node, id string, token int64, sess *client.Session) *Term {
+func newTerm(parent context.Context, c *client.Client, node, id string, token int64, sess *client.Session) *Term {
 	ctx, cancel := context.WithCancelCause(parent)
 	return &Term{
-		node: node, id: id, token: token, session: sess,
+		c: c, node: node, id: id, token: token, session: sess,
 		ctx: ctx, cancel: cancel, interrupt: make(chan struct{}),
 	}
 }

@@ -58,6 +58,43 @@
 // lock. For writes kept in ZooKeeper itself, OwnerCheck gives an op for
 // client.Multi that commits the transaction only while the lock is held.
 //
+// # Several locks at once
+//
+// A Multi is Curator's InterProcessMultiLock: a set of locks (mutexes,
+// either side of a read/write lock, semaphore mutexes: any Locker) taken
+// all or nothing and released together. NewMulti makes the mutexes of a
+// list of paths; NewMultiOf takes locks already made.
+//
+//	m, err := mutex.NewMulti(c, []string{"/accounts/17", "/accounts/4"})
+//	err = m.Lock(ctx)                          // both, or neither
+//	tok, err := m.Token(ctx, "/accounts/4")    // each lock has its own token
+//	<-m.Lost()                                 // closes once any of them may be gone
+//	err = m.Unlock(ctx)                        // all of them
+//
+// Curator takes the locks in the order of its list, so two processes that
+// list the same paths in different orders can deadlock: each holds its
+// first lock and waits forever for the other's. A Multi takes them in one
+// canonical order, sorted by path (byte order, the paths as the locks
+// report them, relative to the client's namespace), whatever the order
+// they were given in. Every Multi over overlapping paths then takes the
+// shared ones in the same order, so no cycle of waits can form, and a
+// single Mutex is a Multi of one. Java processes on the same paths keep
+// that guarantee if their InterProcessMultiLock lists the paths sorted;
+// one that lists them otherwise can still deadlock against anyone, as
+// among Java processes.
+//
+// Lock first tries every lock at once (their TryLocks in flight together:
+// one round trip for the set when all are free) and keeps them if it got
+// them all; a try never waits, so it cannot deadlock. Otherwise it
+// releases what the try took and takes the locks in the canonical order,
+// waiting for each (and the next few Locks of the handle skip the try).
+// Unlock releases every lock at once.
+//
+// If a lock already taken may be gone (its Lost closed) before the set is
+// complete, the Multi releases what it holds and starts again rather than
+// go on waiting with a lock it may no longer hold. Lock's context is the
+// only bound on how long it waits.
+//
 // # Failures
 //
 // A waiter whose session is lost (or whose node is deleted) queues again

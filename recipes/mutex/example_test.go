@@ -234,3 +234,52 @@ func ExampleRevoke() {
 	// holder: asked to release
 	// other: held
 }
+
+// A Multi takes a set of locks all or nothing, in the order of their
+// paths whatever the order given, so two processes listing the same paths
+// differently cannot deadlock. Each lock keeps its own fencing token.
+func ExampleMulti() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c1, err := connect(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c1.Close()
+	c2, err := connect(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c2.Close()
+
+	// A transfer between two accounts, as two processes list them.
+	first, _ := mutex.NewMulti(c1, []string{"/examples/multi/acct-17", "/examples/multi/acct-4"})
+	second, _ := mutex.NewMulti(c2, []string{"/examples/multi/acct-4", "/examples/multi/acct-17"})
+	fmt.Println("order:", first.Paths())
+
+	if err := first.Lock(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	tokens, err := first.Tokens(ctx)
+	fmt.Println("a token per lock:", err == nil && len(tokens) == 2)
+	err = second.TryLock(ctx)
+	fmt.Println("second while first holds:", errors.Is(err, zkrecipes.ErrLocked))
+	if err := first.Unlock(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := second.Lock(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("second holds:", second.IsHeld())
+	_ = second.Unlock(ctx)
+	// Output:
+	// order: [/examples/multi/acct-17 /examples/multi/acct-4]
+	// a token per lock: true
+	// second while first holds: true
+	// second holds: true
+}

@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// Locker is what every zkrecipes lock handle does: a *Mutex, and each side
-// of a rwlock.RWMutex. Code that only locks and unlocks can take a Locker.
+// Locker is what every zkrecipes lock handle does: a *Mutex, each side of
+// a rwlock.RWMutex, and a semaphore.Mutex. Code that only locks and
+// unlocks can take a Locker; a Multi takes a set of them.
 type Locker interface {
 	// Lock waits until the lock is held, or ctx ends.
 	Lock(ctx context.Context) error
@@ -19,6 +20,9 @@ type Locker interface {
 	Lost() <-chan struct{}
 	// Token is the holding's fencing token.
 	Token(ctx context.Context) (int64, error)
+	// Path is the lock's path, relative to its client's namespace ("" for
+	// a zero handle). A Multi takes its locks in the order of their paths.
+	Path() string
 }
 
 var _ Locker = (*Mutex)(nil)

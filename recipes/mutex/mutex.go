@@ -32,7 +32,7 @@ type options = queue.Options
 // WithData sets the lock node's data (default: this host's IP address, as Curator).
 func WithData(data []byte) Option {
 	return func(o *options) error {
-		o.Data = append([]byte{}, data...)
+		o.Data = append([]byte(nil), data...)
 		return nil
 	}
 }
@@ -140,8 +140,13 @@ func (m *Mutex) OwnerCheck() (*zk.CheckVersionRequest, error) { return m.h.Owner
 // holding keeps its node's path here until its Unlock.
 func (m *Mutex) Node() string { return m.h.Node() }
 
-// Path returns the lock's path.
-func (m *Mutex) Path() string { return m.h.Path() }
+// Path returns the lock's path ("" for a nil or zero Mutex).
+func (m *Mutex) Path() string {
+	if m == nil {
+		return ""
+	}
+	return m.h.Path()
+}
 
 // Participant is one contender for a lock, as listed by Participants.
 type Participant struct {

@@ -131,6 +131,15 @@ func (m *Mutex) Node() string {
 	return ""
 }
 
+// Path returns the semaphore mutex's path, relative to the client's
+// namespace ("" for a zero Mutex).
+func (m *Mutex) Path() string {
+	if !m.valid() {
+		return ""
+	}
+	return m.s.Path()
+}
+
 // Semaphore is the one-lease semaphore underneath (nil for a zero Mutex).
 func (m *Mutex) Semaphore() *Semaphore {
 	if !m.valid() {

@@ -80,7 +80,7 @@ func WithLimitCheck() Option {
 // holds each lease.
 func WithData(data []byte) Option {
 	return func(o *options) error {
-		o.data = append([]byte{}, data...)
+		o.data = append([]byte(nil), data...)
 		return nil
 	}
 }

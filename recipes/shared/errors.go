@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
@@ -34,9 +33,21 @@ func (e *BadDataError) Unwrap() error { return ErrBadData }
 // errZero is the error of every call on a Count not made by NewCount.
 func errZero() error { return errs.Invalid("zero or nil Count: make one with NewCount") }
 
-// The errors of a count that is closed or not started: they name it and
-// wrap zkrecipes.ErrClosed and zkrecipes.ErrNotStarted.
+// errBytesZero is the error of every call on a Bytes not made by NewBytes.
+func errBytesZero() error { return errs.Invalid("zero or nil Bytes: make one with NewBytes") }
+
+// The errors of a count or a shared value that is closed, not started or
+// started already: they name it and wrap zkrecipes.ErrClosed,
+// ErrNotStarted and ErrAlreadyStarted.
 var (
-	errCountClosed     = errs.Named("zkrecipes: count is closed", zkrecipes.ErrClosed)
-	errCountNotStarted = errs.Named("zkrecipes: count is not started", zkrecipes.ErrNotStarted)
+	countLife = errs.NewLife("count")
+	valueLife = errs.NewLife("shared value")
 )
+
+// lifeOf is the lifecycle errors of what ("count" or "shared value").
+func lifeOf(what string) *errs.Life {
+	if what == countWhat {
+		return countLife
+	}
+	return valueLife
+}

@@ -76,3 +76,52 @@ func ExampleCount() {
 	// second sees 5
 	// first: true second: false count: 6
 }
+
+// Bytes shares arbitrary bytes (Curator's SharedValue): a configuration
+// both processes read, changed with compare-and-set so that of two writers
+// starting from one reading only one wins.
+func ExampleBytes() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c1, err := connect(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c1.Close()
+	c2, err := connect(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c2.Close()
+
+	const path = "/examples/shared/config"
+	first, _ := shared.NewBytes(c1, path, []byte(`{"mode":"a"}`))
+	second, _ := shared.NewBytes(c2, path, []byte(`{"mode":"ignored"}`))
+	for _, v := range []*shared.Bytes{first, second} {
+		if err := v.Start(ctx); err != nil {
+			fmt.Println(err)
+			return
+		}
+		defer v.Close()
+	}
+	changes, stop := second.Events()
+	defer stop()
+
+	read, _ := first.Get()
+	fmt.Printf("read %s at version %d\n", read.Data, read.Version)
+	ok1, _ := first.TrySet(ctx, read, []byte(`{"mode":"b"}`))
+	ok2, _ := second.TrySet(ctx, read, []byte(`{"mode":"c"}`)) // from the same, now old, reading
+	fmt.Println("first:", ok1, "second:", ok2)
+	select {
+	case v := <-changes:
+		fmt.Printf("second sees %s at version %d\n", v.Data, v.Version)
+	case <-ctx.Done():
+		fmt.Println("no change seen")
+	}
+	// Output:
+	// read {"mode":"a"} at version 0
+	// first: true second: false
+	// second sees {"mode":"b"} at version 1
+}

@@ -3,6 +3,7 @@ package shared_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/go-zkrecipes/zkrecipes"
@@ -85,5 +86,69 @@ func TestNewCountArguments(t *testing.T) {
 		}
 	default:
 		t.Error("Events after Close gave an open channel")
+	}
+}
+
+// TestZeroBytes: every method of a zero Bytes returns an error wrapping
+// ErrInvalidArgument (Events a closed channel) and none panics; bad
+// arguments to NewBytes are refused before any I/O.
+func TestZeroBytes(t *testing.T) {
+	var b shared.Bytes
+	ctx := context.Background()
+	check := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
+			t.Errorf("%s: %v, want ErrInvalidArgument", what, err)
+		}
+	}
+	check("Start", b.Start(ctx))
+	_, err := b.Get()
+	check("Get", err)
+	check("Set", b.Set(ctx, []byte("x")))
+	_, err = b.TrySet(ctx, shared.Versioned{}, nil)
+	check("TrySet", err)
+	check("Close", b.Close())
+	sub, cancel := b.Events()
+	cancel()
+	if _, ok := <-sub; ok {
+		t.Error("Events of a zero Bytes is not closed")
+	}
+	if b.Path() != "" {
+		t.Error("Path of a zero Bytes is not empty")
+	}
+	var nilBytes *shared.Bytes
+	check("nil Start", nilBytes.Start(ctx))
+
+	_, err = shared.NewBytes(nil, "/v", nil)
+	check("nil client", err)
+	c, err := client.New(client.WithServers("127.0.0.1:1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var pe *client.PathError
+	if _, err := shared.NewBytes(c, "v/", nil); !errors.As(err, &pe) {
+		t.Errorf("bad path: %v", err)
+	}
+	_, err = shared.NewBytes(c, "/v", nil, nil)
+	check("nil option", err)
+	v, err := shared.NewBytes(c, "/v", []byte("seed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Get(); !errors.Is(err, zkrecipes.ErrNotStarted) {
+		t.Errorf("Get before Start: %v", err)
+	}
+	if _, err := v.TrySet(ctx, shared.Versioned{}, nil); !errors.Is(err, zkrecipes.ErrNotStarted) {
+		t.Errorf("TrySet before Start: %v", err)
+	}
+	if err := v.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if err := v.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := v.Start(ctx); !errors.Is(err, zkrecipes.ErrClosed) || !strings.Contains(err.Error(), "shared value") {
+		t.Errorf("Start after Close: %v", err)
 	}
 }
