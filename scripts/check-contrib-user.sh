@@ -10,7 +10,8 @@
 # The packed version goes through the shared module cache (a private one
 # would recompile every dependency: a minute more), so the cache's copy of
 # the root module at that version is removed before and after, under a lock
-# that keeps two runs on one machine apart.
+# that keeps two runs on one machine apart, and the go command's module
+# index is off for it (see user_env).
 #
 # It also checks that every contrib module requires the same version of the
 # root module, that no contrib go.mod has a replace, that a user's build
@@ -76,7 +77,12 @@ forget() { # the module cache's copy of the root module at $version
 }
 forget
 trap 'forget; chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-user_env=(GOPROXY="file://$proxy,https://proxy.golang.org" GONOSUMDB="$root" GOFLAGS="-mod=mod -buildvcs=false")
+# GODEBUG=goindex=0: the go command keeps an index of each module in the
+# module cache, keyed by its directory alone (a module there never changes);
+# the packed version does change, so its index must be neither read nor
+# written.
+user_env=(GOPROXY="file://$proxy,https://proxy.golang.org" GONOSUMDB="$root" GOFLAGS="-mod=mod -buildvcs=false"
+	GODEBUG="${GODEBUG:+$GODEBUG,}goindex=0")
 
 if $tidy; then
 	for dir in "${mods[@]}"; do
