@@ -89,6 +89,7 @@ func newHeld(c *client.Client, node client.ProtectedNode, token int64, disc <-ch
 	if token != 0 {
 		close(h.known)
 	}
+	access.Held(c, rep.recipe, rep.dir, h.since) // the monitor reports its end
 	go h.monitor(ctx, onRevoke)
 	return h
 }
@@ -254,7 +255,7 @@ func (h *Held) monitor(ctx context.Context, onRevoke func()) {
 		// Live may have closed Lost first (zkrecipes.ErrLost), and a release may
 		// then have ended the loop before it saw why: Cause says.
 		lost := h.cause == zkrecipes.ErrLost
-		access.Released(h.c, h.rep.recipe, h.rep.dir, time.Since(h.since), lost) // once Lost is closed
+		access.Released(h.c, h.rep.recipe, h.rep.dir, h.since, lost) // once Lost is closed
 	}()
 	sess, disc := h.node.Session, h.disc
 	var own <-chan zk.Event
