@@ -23,8 +23,11 @@ func init() {
 		StartAcquire: func(c any, ctx context.Context, recipe, path string) (context.Context, func(error)) {
 			return c.(*Client).hooks().startAcquire(ctx, recipe, path)
 		},
-		Released: func(c any, recipe, path string, held time.Duration, lost bool) {
-			c.(*Client).hooks().release(recipe, path, held, lost)
+		Held: func(c any, recipe, path string, since time.Time) {
+			c.(*Client).hooks().held(recipe, path, since)
+		},
+		Released: func(c any, recipe, path string, since time.Time, lost bool) {
+			c.(*Client).hooks().release(recipe, path, since, lost)
 		},
 		CacheEvent: func(c any, root, typ string) { c.(*Client).hooks().cache(root, typ) },
 		WatchC:     func(w any) <-chan zk.Event { return w.(*Watch).raw() },

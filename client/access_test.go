@@ -25,19 +25,21 @@ func TestAccessOnZeroClient(t *testing.T) {
 			t.Errorf("%s client: StartAcquire gave another context or no func", name)
 		}
 		done(nil)
-		access.Released(c, RecipeMutex, "/p", time.Second, false)
+		access.Held(c, RecipeMutex, "/p", time.Now())
+		access.Released(c, RecipeMutex, "/p", time.Now(), false)
 		access.CacheEvent(c, "/c", "NODE_CREATED")
 	}
 }
 
 // TestAccessReportsThroughHooks: the accessors reach the client's hooks.
 func TestAccessReportsThroughHooks(t *testing.T) {
-	var acquired, released, cached int
+	var acquired, held, released, cached int
 	h := &Hooks{
 		Acquire: func(ctx context.Context, a Acquisition) (context.Context, func(AcquireOutcome)) {
 			acquired++
 			return ctx, func(AcquireOutcome) {}
 		},
+		Held:       func(Holding) { held++ },
 		Released:   func(Release) { released++ },
 		CacheEvent: func(CacheEventHook) { cached++ },
 	}
@@ -48,9 +50,10 @@ func TestAccessReportsThroughHooks(t *testing.T) {
 	defer c.Close()
 	_, done := access.StartAcquire(c, context.Background(), RecipeMutex, "/p")
 	done(nil)
-	access.Released(c, RecipeMutex, "/p", time.Second, true)
+	access.Held(c, RecipeMutex, "/p", time.Now())
+	access.Released(c, RecipeMutex, "/p", time.Now(), true)
 	access.CacheEvent(c, "/c", zk.EventNodeCreated.String())
-	if acquired != 1 || released != 1 || cached != 1 {
-		t.Errorf("acquired %d, released %d, cache events %d; want 1 each", acquired, released, cached)
+	if acquired != 1 || held != 1 || released != 1 || cached != 1 {
+		t.Errorf("acquired %d, held %d, released %d, cache events %d; want 1 each", acquired, held, released, cached)
 	}
 }

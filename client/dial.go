@@ -49,8 +49,9 @@ func (c *Client) dial(gen uint64) error {
 			}
 			return c.watchFirstReply(gen, address, raw), nil
 		},
-		Event:  func(ev zk.Event, zxid int64) { c.onEvent(gen, ref, ev, zxid) },
-		Logger: c.log,
+		Event:   func(ev zk.Event, zxid int64) { c.onEvent(gen, ref, ev, zxid) },
+		Logger:  c.log,
+		Request: c.cfg.hooks.requests(),
 	})
 	return c.install(gen, ref, w)
 }

@@ -34,6 +34,13 @@ type Hooks struct {
 	// wait runs under (one that carries a span, say; nil keeps ctx) and a
 	// function the recipe calls exactly once, with the outcome (nil: none).
 	Acquire func(ctx context.Context, a Acquisition) (context.Context, func(AcquireOutcome))
+	// Held is called once for every holding that begins: a lock's node
+	// holding, each lease (AcquireN's n leases are n holdings), a term of
+	// leadership. A reader that joins its handle's read holding begins
+	// none; a Downgrade begins a read holding. Each is followed by exactly
+	// one Released with the same Recipe, Path and Since, so a gauge that
+	// counts one up here and one down there never drifts.
+	Held func(Holding)
 	// Released is called once for every holding that ends: released,
 	// lost, or its term over.
 	Released func(Release)
@@ -41,6 +48,12 @@ type Hooks struct {
 	// publishes, while the cache holds its view's write lock (so that no
 	// read sees a view older than an event): keep it quick.
 	CacheEvent func(CacheEventHook)
+	// Request is called once for every request the client writes to a
+	// server (pings and the session's own auth and set-watches requests
+	// aside), when it has its outcome: its reply came, or its connection
+	// was lost first. It runs on the connection's reader goroutine, ahead
+	// of the reply's delivery: keep it quick.
+	Request func(RequestHook)
 }
 
 // StateHook is one published state.
@@ -126,12 +139,24 @@ func (o AcquireOutcome) Label() string {
 	return OutcomeFailed
 }
 
+// Holding is a holding that began.
+type Holding struct {
+	// Recipe is one of the Recipe constants.
+	Recipe string
+	// Path is the recipe's path (see Acquisition.Path).
+	Path string
+	// Since is when it began: its Release has the same Since.
+	Since time.Time
+}
+
 // Release is a holding that ended.
 type Release struct {
 	// Recipe is one of the Recipe constants.
 	Recipe string
 	// Path is the recipe's path (see Acquisition.Path).
 	Path string
+	// Since is when it began (the Since of its Holding).
+	Since time.Time
 	// Held is how long it was held.
 	Held time.Duration
 	// Lost is true when the holding ended because it may be gone (the
@@ -193,13 +218,22 @@ func (h *Hooks) startAcquire(ctx context.Context, recipe, path string) (context.
 
 func noOutcome(error) {}
 
-// release reports a holding that ended (see Hooks.Released); nothing
-// without a Released hook or with an empty recipe.
-func (h *Hooks) release(recipe, path string, held time.Duration, lost bool) {
+// held reports a holding that began at since (see Hooks.Held); nothing
+// without a Held hook or with an empty recipe.
+func (h *Hooks) held(recipe, path string, since time.Time) {
+	if h == nil || h.Held == nil || recipe == "" {
+		return
+	}
+	h.Held(Holding{Recipe: recipe, Path: path, Since: since})
+}
+
+// release reports a holding that began at since and ended now (see
+// Hooks.Released); nothing without a Released hook or with an empty recipe.
+func (h *Hooks) release(recipe, path string, since time.Time, lost bool) {
 	if h == nil || h.Released == nil || recipe == "" {
 		return
 	}
-	h.Released(Release{Recipe: recipe, Path: path, Held: held, Lost: lost})
+	h.Released(Release{Recipe: recipe, Path: path, Since: since, Held: time.Since(since), Lost: lost})
 }
 
 // cache reports a cache's event (see Hooks.CacheEvent); nothing without a

@@ -19,8 +19,12 @@ func TestHooksNil(t *testing.T) {
 			t.Error("StartAcquire changed the context without a hook")
 		}
 		done(nil)
-		h.release(RecipeMutex, "/a", time.Second, true)
+		h.held(RecipeMutex, "/a", time.Now())
+		h.release(RecipeMutex, "/a", time.Now(), true)
 		h.cache("/a", "NODE_CREATED")
+		if h.requests() != nil {
+			t.Error("a connection callback without a Request hook")
+		}
 	}
 	if _, err := New(WithServers("127.0.0.1:1"), WithHooks(nil)); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		t.Errorf("WithHooks(nil): %v, want zkrecipes.ErrInvalidArgument", err)
@@ -34,6 +38,7 @@ type ctxKey struct{}
 func TestHooksCalled(t *testing.T) {
 	var acq []Acquisition
 	var outs []AcquireOutcome
+	var helds []Holding
 	var rels []Release
 	var caches []CacheEventHook
 	h := &Hooks{
@@ -41,6 +46,7 @@ func TestHooksCalled(t *testing.T) {
 			acq = append(acq, a)
 			return context.WithValue(ctx, ctxKey{}, "span"), func(o AcquireOutcome) { outs = append(outs, o) }
 		},
+		Held:       func(h Holding) { helds = append(helds, h) },
 		Released:   func(r Release) { rels = append(rels, r) },
 		CacheEvent: func(e CacheEventHook) { caches = append(caches, e) },
 	}
@@ -50,7 +56,9 @@ func TestHooksCalled(t *testing.T) {
 	}
 	time.Sleep(time.Millisecond)
 	done(context.Canceled)
-	h.release(RecipeLatch, "/l", 3*time.Second, true)
+	since := time.Now().Add(-3 * time.Second)
+	h.held(RecipeLatch, "/l", since)
+	h.release(RecipeLatch, "/l", since, true)
 	h.cache("/c", "NODE_DELETED")
 	if len(acq) != 1 || acq[0] != (Acquisition{Recipe: RecipeSemaphore, Path: "/s"}) {
 		t.Errorf("acquisitions %+v", acq)
@@ -58,7 +66,11 @@ func TestHooksCalled(t *testing.T) {
 	if len(outs) != 1 || outs[0].Wait <= 0 || !errors.Is(outs[0].Err, context.Canceled) {
 		t.Errorf("outcomes %+v", outs)
 	}
-	if len(rels) != 1 || rels[0] != (Release{Recipe: RecipeLatch, Path: "/l", Held: 3 * time.Second, Lost: true}) {
+	if len(helds) != 1 || helds[0] != (Holding{Recipe: RecipeLatch, Path: "/l", Since: since}) {
+		t.Errorf("holdings %+v", helds)
+	}
+	if len(rels) != 1 || rels[0].Since != since || rels[0].Held < 3*time.Second ||
+		(rels[0] != Release{Recipe: RecipeLatch, Path: "/l", Since: since, Held: rels[0].Held, Lost: true}) {
 		t.Errorf("releases %+v", rels)
 	}
 	if len(caches) != 1 || caches[0] != (CacheEventHook{Root: "/c", Type: "NODE_DELETED"}) {
@@ -75,6 +87,7 @@ func BenchmarkHooksAbsent(b *testing.B) {
 	for b.Loop() {
 		_, done := h.startAcquire(ctx, RecipeMutex, "/a")
 		done(nil)
-		h.release(RecipeMutex, "/a", 0, false)
+		h.held(RecipeMutex, "/a", time.Time{})
+		h.release(RecipeMutex, "/a", time.Time{}, false)
 	}
 }

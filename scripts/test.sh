@@ -11,8 +11,12 @@
 #      on the local-process backend (with the TLS and ACL tests of
 #      integration/securityit, so they run on both);
 #   4. go vet and every test with -race of each module under contrib/ (the
-#      metrics and tracing adapters, with go.mod files of their own), on the
-#      local-process backend;
+#      metrics and tracing adapters, with go.mod files of their own), in the
+#      workspace (go.work: against this working tree's root module), on the
+#      local-process backend; before the tests, each contrib module is built
+#      and vetted as a user's module would be, without the workspace and
+#      without a replace, against the root module packed at the version it
+#      requires (scripts/check-contrib-user.sh, about 10 s);
 #   5. the wire, cache and election suites (and the persistent watches'
 #      tests) again with -race on ZooKeeper 3.9.3, the local backend with the
 #      jars scripts/install-deps.sh fetched (ZK_VERSION; about 2.5 minutes).
@@ -24,6 +28,11 @@ export PATH="$PATH:/usr/local/go/bin"
 export ZK_IMAGE="${ZK_IMAGE:-zkrecipes/zookeeper:3.8-debian}"
 export TESTCONTAINERS_RYUK_DISABLED=true
 export TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
+# The root module is vetted and tested as a user gets it, without the
+# workspace (go.work), whose build list has the contrib modules' newer
+# dependencies in it; the contrib modules use the workspace (workspace=).
+export GOWORK=off
+workspace="GOWORK=$PWD/go.work"
 log="$(mktemp -d)/test.log"
 
 bash scripts/install-deps.sh || exit 1
@@ -45,9 +54,11 @@ for mod in contrib/*/go.mod; do
 	[ -e "$mod" ] && contrib+=("$(dirname "$mod")")
 done
 for dir in "${contrib[@]}"; do
-	echo "test: go vet ./... in $dir (a module of its own)"
-	(cd "$dir" && go vet ./...) || exit 1
+	echo "test: go vet ./... in $dir (a module of its own, in the workspace)"
+	(cd "$dir" && env "$workspace" go vet ./...) || exit 1
 done
+echo "test: the contrib modules as a user's modules (scripts/check-contrib-user.sh)"
+bash scripts/check-contrib-user.sh || exit 1
 
 echo "test: scripts/check-imports.sh"
 bash scripts/check-imports.sh || exit 1
@@ -83,7 +94,7 @@ if [ "$backend" = docker ]; then
 fi
 for dir in "${contrib[@]}"; do
 	echo "test: go test -race ./... in $dir with ZK_BACKEND=local"
-	(cd "$dir" && ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./...) >>"$log" 2>&1 || status=1
+	(cd "$dir" && env "$workspace" ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./...) >>"$log" 2>&1 || status=1
 done
 
 # Issue 27: the same suites on ZooKeeper 3.9 as on Debian's 3.8.

@@ -85,6 +85,8 @@ func TestScriptedHooks(t *testing.T) {
 		"zkrecipes.retries": "{retry}", "zkrecipes.guaranteed_deletes.pending": "{delete}",
 		"zkrecipes.acquire.duration": "s", "zkrecipes.hold.duration": "s", "zkrecipes.holdings.lost": "{holding}",
 		"zkrecipes.cache.events": "{event}",
+		"zkrecipes.waiters":      "{wait}", "zkrecipes.holders": "{holding}", "zkrecipes.leaders": "{leadership}",
+		"zkrecipes.holding.oldest.age": "s", "zkrecipes.wait.oldest.age": "s",
 	}
 	for name, unit := range units {
 		if m, ok := ms[name]; !ok || m.Unit != unit || m.Description == "" {

@@ -25,8 +25,10 @@ type Impl struct {
 	// the context to wait under and the function to call once with its
 	// outcome.
 	StartAcquire func(c any, ctx context.Context, recipe, path string) (context.Context, func(error))
-	// Released reports a holding that ended.
-	Released func(c any, recipe, path string, held time.Duration, lost bool)
+	// Held reports a holding that began at since.
+	Held func(c any, recipe, path string, since time.Time)
+	// Released reports a holding that began at since and ended now.
+	Released func(c any, recipe, path string, since time.Time, lost bool)
 	// CacheEvent reports a cache's event.
 	CacheEvent func(c any, root, typ string)
 	// WatchC is the channel a *client.Watch's event comes on, shared by
@@ -102,9 +104,13 @@ func StartAcquire(c any, ctx context.Context, recipe, path string) (context.Cont
 	return impl.StartAcquire(c, ctx, recipe, path)
 }
 
-// Released reports a holding of recipe at path that ended after held.
-func Released(c any, recipe, path string, held time.Duration, lost bool) {
-	impl.Released(c, recipe, path, held, lost)
+// Held reports a holding of recipe at path that began at since. Every
+// holding reported here is reported once to Released, with the same since.
+func Held(c any, recipe, path string, since time.Time) { impl.Held(c, recipe, path, since) }
+
+// Released reports a holding of recipe at path, begun at since, that ended.
+func Released(c any, recipe, path string, since time.Time, lost bool) {
+	impl.Released(c, recipe, path, since, lost)
 }
 
 // CacheEvent reports an event of type typ of the cache rooted at root.

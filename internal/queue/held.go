@@ -108,6 +108,7 @@ func newHeld(c *client.Client, node client.ProtectedNode, token int64, disc <-ch
 	if token != 0 {
 		close(h.known)
 	}
+	access.Held(c, rep.recipe, rep.dir, h.since) // end reports its end
 	h.loss = access.LossWatch{Disc: disc, Sess: node.Session, F: startMonitor, Arg: h}
 	if !access.WatchLoss(c, &h.loss) {
 		h.startMonitor() // gone already: the monitor says so at once
@@ -369,7 +370,7 @@ func (h *Held) end(why string) {
 	// Live may have closed Lost first (zkrecipes.ErrLost), and a release may
 	// then have ended the loop before it saw why: Cause says.
 	lost := h.cause == zkrecipes.ErrLost
-	access.Released(h.c, h.rep.recipe, h.rep.dir, time.Since(h.since), lost) // once Lost is closed
+	access.Released(h.c, h.rep.recipe, h.rep.dir, h.since, lost) // once Lost is closed
 	close(h.done)
 }
 

@@ -106,7 +106,8 @@ type request struct {
 
 	end    int64 // the link's queued count through this request's frame
 	sentAt time.Time
-	done   chan struct{} // gets one value when the request is finished
+	report func(op int32, took time.Duration, err error) // Config.Request, once written
+	done   chan struct{}                                 // gets one value when the request is finished
 	err    error
 	zxid   int64
 
@@ -150,6 +151,9 @@ func (r *request) release() {
 // finish settles r; nothing of the link touches r afterwards. An
 // asynchronous read's callback is called here, and r goes back to the pool.
 func (r *request) finish(zxid int64, err error) {
+	if r.report != nil {
+		r.report(r.op, time.Since(r.sentAt), err)
+	}
 	r.zxid, r.err = zxid, err
 	if done := r.adone; done != nil {
 		a := &r.areply
@@ -312,6 +316,7 @@ func (l *link) flushLocked() {
 func (l *link) takeLocked(now time.Time) []byte {
 	for i, r := range l.queue {
 		r.sentAt = now
+		r.report = l.c.cfg.Request
 		if r.op == opAuth {
 			l.auths.push(r)
 		} else {
