@@ -115,9 +115,10 @@ func TestConnReads(t *testing.T) {
 	if g := replies[51]; g.tag != "missing" || !errors.Is(g.err, zk.ErrNoNode) {
 		t.Fatalf("missing node: %+v", g)
 	}
-	c.Close()
+	closed, _ := dialTest(t)
+	closed.Close()
 	n := 0
-	c.Reads(reads[:3], func(p string) string { return dir + p }, func(r *access.Reply) {
+	closed.Reads(reads[:3], func(p string) string { return dir + p }, func(r *access.Reply) {
 		if !errors.Is(r.Err, zk.ErrClosing) {
 			t.Errorf("read on a closed Conn: %v", r.Err)
 		}

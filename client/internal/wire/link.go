@@ -18,10 +18,13 @@ import (
 // everything queued in one write, a reader goroutine that matches replies
 // to requests in the order they were sent, and a watchdog.
 //
-// A caller that queues a request while no write is under way writes the
-// batch itself (see flushLocked): the common request costs no hand-off to
-// the writer goroutine, which sends what callers leave queued, the batches
-// that could block, and the pings.
+// A caller that queues a request while no write is under way, and could
+// wait for its reply forever anyway (its ctx never ends), writes the batch
+// itself (see flushLocked): such a request costs no hand-off to the writer
+// goroutine, which sends everything else: what other callers queue, the
+// batches that could block, and the pings. A caller whose ctx can end never
+// writes: a write can block (a full socket buffer, a wrapping net.Conn that
+// holds it), and the caller must return the moment its ctx ends.
 //
 // The watchdog: lastAcked is when the latest request (or ping) whose reply
 // has arrived was sent. Once lastAcked + LiveNum/LiveDen x the negotiated
@@ -58,9 +61,8 @@ type link struct {
 }
 
 // directWriteUpTo bounds the bytes a caller writes itself: sent but not yet
-// answered, plus its batch. Below it the write cannot block for want of
-// room in the socket's buffers (the server has read everything but that
-// much), so a caller whose ctx ends is never held up by its own write;
+// answered, plus its batch. Below it the write does not wait for room in
+// the socket's buffers (the server has read everything but that much);
 // past it, the writer goroutine writes.
 const directWriteUpTo = 64 << 10
 
@@ -285,15 +287,15 @@ func (l *link) wakeLocked() {
 	}
 }
 
-// flushLocked sends what is queued: on the caller's goroutine when no
-// write is under way and the batch is small enough not to block (see
-// directWriteUpTo), else by the writer goroutine. c.mu is held on entry
-// and on return, but not during a write.
-func (l *link) flushLocked() {
+// flushLocked sends what is queued: on the caller's goroutine when direct
+// (the caller would wait for its reply forever anyway), no write is under
+// way and the batch is small (see directWriteUpTo), else by the writer
+// goroutine. c.mu is held on entry and on return, but not during a write.
+func (l *link) flushLocked(direct bool) {
 	if l.writing {
 		return // the write under way wakes the writer for the rest
 	}
-	if l.sent-l.acked+int64(len(l.out.b)) > directWriteUpTo {
+	if !direct || l.sent-l.acked+int64(len(l.out.b)) > directWriteUpTo {
 		l.wakeLocked()
 		return
 	}

@@ -61,7 +61,7 @@ func (c *Conn) send(ctx context.Context, r *request, body func(*encoder), frame 
 	} else {
 		l.queueLocked(r, body)
 	}
-	l.flushLocked()
+	l.flushLocked(ctx.Done() == nil)
 	c.mu.Unlock()
 	return wait(ctx, r)
 }
@@ -114,7 +114,7 @@ func (c *Conn) CreateThenChildren(ctx context.Context, path string, data []byte,
 	}
 	l.queueLocked(cr, func(e *encoder) { encodeCreate(e, path, data, acl, flags) })
 	l.queueLocked(lr, func(e *encoder) { encodePathWatch(e, dir, false) })
-	l.flushLocked()
+	l.flushLocked(ctx.Done() == nil)
 	c.mu.Unlock()
 	// The listing's reply comes after the create's (or the two fail
 	// together, in that order): one wait for both.
@@ -162,7 +162,7 @@ func (c *Conn) Reads(reads []access.Read, full func(string) string, done func(*a
 		p := full(rd.Path)
 		l.queueLocked(r, func(e *encoder) { encodePathWatch(e, p, false) })
 	}
-	l.flushLocked()
+	l.flushLocked(false) // the caller (a cache's loop) must not wait on a write
 	c.mu.Unlock()
 }
 
@@ -429,7 +429,7 @@ func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	}
 	l := c.link
 	l.queueFrameLocked(r, authPacket(cr))
-	l.flushLocked()
+	l.flushLocked(ctx.Done() == nil)
 	c.mu.Unlock()
 	select {
 	case <-r.done:
