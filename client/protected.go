@@ -51,7 +51,7 @@ type ProtectedNode struct {
 // for the node by its UUID and deletes it, as it does after any failed call
 // whose create may have succeeded unseen, retrying in the background while
 // the connection is down (see DeleteGuaranteed). CreateProtected waits for
-// that cleanup only briefly (2 s) past the end of ctx.
+// that cleanup only briefly (a second) past the end of ctx.
 func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, flags int32, opts ...CreateOption) (ProtectedNode, error) {
 	o, err := createOpts(opts)
 	if err != nil {
@@ -289,8 +289,11 @@ func (c *Client) removeProtected(parent, tag string) {
 	c.keepDeleting("protected node "+parent+"/"+tag+"*", nil, op)
 }
 
-// removeWithin bounds the first, synchronous try of removeProtected.
-const removeWithin = 2 * time.Second
+// removeWithin bounds the first, synchronous try of removeProtected, and how
+// long a CreateProtected given up waits for its cleanup: a second, as the
+// guaranteed delete waits for a lost connection, so that no call a caller
+// abandoned holds it up longer than that.
+const removeWithin = time.Second
 
 type foundNode struct {
 	path string

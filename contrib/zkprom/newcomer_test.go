@@ -69,12 +69,11 @@ func TestNewcomer(t *testing.T) {
 	err = <-done
 	took := time.Since(ended)
 	t.Logf("shut down in %v after the context ended (server killed), serve: %v", took.Round(time.Millisecond), err)
-	// The goal is 2 s. The library's own bounds make it 2 s and a hair when
-	// a Lock's create is in flight as ctx ends with the server gone (the
-	// create's outcome is unknown: its node is looked for, within 2 s, to be
-	// deleted): allow the scheduling of a loaded machine on top, and no more.
-	if took > 2*time.Second+500*time.Millisecond {
-		t.Errorf("the service took %v to shut down, want 2s (and at most 2.5s)", took)
+	// The goal: every deferred Close done within 2 s of the end of ctx,
+	// with the server gone (no call waits more than a second for a lost
+	// connection; the Closes share one shutdown context).
+	if took > 2*time.Second {
+		t.Errorf("the service took %v to shut down, want at most 2s", took)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		t.Errorf("serve: %v", err)
