@@ -175,7 +175,7 @@ func (e *entry) create(ctx context.Context) error {
 // one existence watch on it for the handle: a watch that has not fired yet
 // is kept (it fires on any later change), one that fired is set again. So
 // a member that waits, gives up and enters again leaves at most one watch
-// in go-zookeeper's table, whatever the number of its calls.
+// in the connection's watch table, whatever the number of its calls.
 func (d *Double) armReady(ctx context.Context) (bool, *zk.Stat, error) {
 	if d.readyW != nil {
 		select {

@@ -41,15 +41,19 @@
 // # Watches
 //
 // ZooKeeper 3.6 added persistent recursive watches (addWatch), one watch for
-// a whole subtree, which Curator 5's CuratorCache uses. go-zookeeper v1.0.4,
-// the client this module stands on, has no addWatch, so the cache sets what
-// Curator's TreeCache sets: a data watch on every cached node and a child
-// watch on every node whose children are cached (an existence watch on the
-// root while it is missing). Notifications reach the cache through the
+// a whole subtree, which Curator 5's CuratorCache uses. A cache of a whole
+// subtree sets one on its root (client.AddWatch) before its first read; its
+// reads set no watch and go out in batches, and Close removes the watch. A
+// reconnect replays nothing for it: the cache then reads every node again
+// and lists those whose child version moved. A cache with WithDepth or
+// WithSingleNode, WithWatchPerNode, or on a server without addWatch, sets
+// what Curator's TreeCache sets: a data watch on every cached node and a
+// child watch on every node whose children are cached (an existence watch on
+// the root while it is missing). Notifications reach the cache through the
 // client's one NodeEvents stream, so the cache runs no goroutine per watch.
-// Watches are one-shot: each notification is followed by a read that sets
-// the next, and at most one read and one listing of a node are in flight at
-// once.
+// Those watches are one-shot: each notification is followed by a read that
+// sets the next, and at most one read and one listing of a node are in
+// flight at once.
 //
 // # Wire
 //

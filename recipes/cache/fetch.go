@@ -11,7 +11,7 @@ import (
 // the next change: a data watch on a node read, a child watch on a node
 // listed, and an existence watch on the root while it is missing (a missing
 // node below the root needs none: its parent's child watch covers it). The
-// channels go-zookeeper returns for those watches are not read: the loop
+// channels the client returns for those watches are not read: the loop
 // gets every notification from the client's NodeEvents stream.
 //
 // (The persistent mode, where one watch covers the subtree, reads in

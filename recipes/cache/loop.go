@@ -37,7 +37,7 @@ import (
 // TestCacheRecreateWhileListing.) Reading again is idempotent: a read that
 // shows what the view has changes nothing.
 //
-// Why nothing is missed: within a session go-zookeeper sets every watch
+// Why nothing is missed: within a session the client sets every watch
 // again after a reconnect, and the server then fires those whose node
 // changed meanwhile, so changes made while disconnected arrive as
 // notifications. A read that failed is retried (at once when the connection

@@ -237,7 +237,7 @@ func (c *Counter) slowTry(ctx context.Context, p plan) (step, error) {
 	return s, nil
 }
 
-// closedCause is err, or, when the client has closed (go-zookeeper then
+// closedCause is err, or, when the client has closed (the connection then
 // fails the requests in flight with zk.ErrClosing), zkrecipes.ErrClosed with err's
 // text.
 func (c *Counter) closedCause(err error) error {
