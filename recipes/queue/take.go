@@ -1,0 +1,139 @@
+package queue
+
+import (
+	"context"
+	"errors"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// taken is an item node a consumer has taken: lock-safe, its lock node is
+// this consumer's; otherwise the node is already deleted.
+type taken struct {
+	e    entry
+	data []byte
+	stat *zk.Stat // the item node's
+	// Lock-safe only:
+	sess     *client.Session // the session of the lock node
+	lock     string          // the lock node's path, under the namespace
+	lockStat *zk.Stat
+	disc     <-chan struct{} // closed at the first suspension after the lock was made
+}
+
+// itemPath is an item node's path under the namespace.
+func (q *core) itemPath(name string) string { return q.full + "/" + name }
+
+// errHeld is take's error for an item whose lock another consumer holds.
+var errHeld = errors.New("zkrecipes: queue item held by another consumer")
+
+// take takes the item node e: nil when it is gone (another consumer took
+// it), errHeld when another consumer holds its lock.
+func (q *core) take(ctx context.Context, e entry) (*taken, error) {
+	if q.lockSafe() {
+		return q.takeLocked(ctx, e)
+	}
+	return q.takeRemoved(ctx, e)
+}
+
+// takeLocked takes e by creating its lock node (Curator's lock-safe mode:
+// lockPath/<item's name>, ephemeral) and reads the item, both requests at
+// once on one connection: the item's data never changes, so reading it
+// before the lock is had costs nothing when the lock is refused.
+func (q *core) takeLocked(ctx context.Context, e entry) (*taken, error) {
+	lock := q.lockFull + "/" + e.name
+	for made := false; ; {
+		conn, sess, err := q.sessionConn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		disc := q.cl.Disconnected() // before the create: a suspension after it is seen
+		type created struct {
+			st  *zk.Stat
+			err error
+		}
+		ch := make(chan created, 1)
+		go func() {
+			_, st, err := conn.Create(context.Background(), lock, q.lockData, zk.FlagEphemeral)
+			ch <- created{st, err}
+		}()
+		data, st, gerr := conn.Get(context.Background(), q.itemPath(e.name))
+		cr := <-ch
+		switch {
+		case errors.Is(cr.err, zk.ErrNodeExists):
+			return nil, errHeld
+		case errors.Is(cr.err, zk.ErrNoNode) && !made:
+			if err := q.cl.EnsureContainers(ctx, q.lockPath); err != nil {
+				return nil, err
+			}
+			made = true
+			continue
+		case connLost(cr.err):
+			// The create may have been applied: the lock node says.
+			mine, st, d, err := q.lockHeld(sess, lock)
+			if err != nil || !mine {
+				return nil, nil // not made, gone with its session, or another's
+			}
+			cr.err, cr.st, disc = nil, st, d
+		case cr.err != nil:
+			return nil, cr.err
+		}
+		t := &taken{e: e, data: data, stat: st, sess: sess, lock: lock, lockStat: cr.st, disc: disc}
+		if gerr != nil && !errors.Is(gerr, zk.ErrNoNode) {
+			// The read failed with its connection: read again, the lock held.
+			t.data, t.stat, gerr = q.cl.Get(ctx, q.path+"/"+e.name)
+		}
+		if gerr != nil {
+			// The item is gone (another consumer removed it before this
+			// lock was made) or cannot be read: give the lock up.
+			if err := q.release(sess, lock); err != nil {
+				return nil, err
+			}
+			if errors.Is(gerr, zk.ErrNoNode) {
+				return nil, nil
+			}
+			return nil, gerr
+		}
+		return t, nil
+	}
+}
+
+// takeRemoved takes e without a lock (Curator's default): read it, then
+// delete it at the version read, once. A delete whose reply was lost is
+// judged by looking: still there, it is deleted again; gone, someone
+// deleted it, maybe this consumer, and it is not delivered (at most once:
+// a MaybeLost event).
+func (q *core) takeRemoved(ctx context.Context, e entry) (*taken, error) {
+	data, st, err := q.cl.Get(ctx, q.path+"/"+e.name)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for {
+		conn, err := q.cl.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		err = conn.Delete(context.Background(), q.itemPath(e.name), st.Version)
+		switch {
+		case err == nil:
+			return &taken{e: e, data: data, stat: st}, nil
+		case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrBadVersion):
+			return nil, nil // another consumer took it
+		case !connLost(err):
+			return nil, err
+		}
+		ok, _, xerr := q.cl.Exists(context.WithoutCancel(ctx), q.path+"/"+e.name)
+		switch {
+		case xerr != nil:
+			q.publish(Event{Type: MaybeLost, Node: e.name, Err: err})
+			return nil, nil
+		case !ok:
+			q.publish(Event{Type: MaybeLost, Node: e.name, Err: err})
+			return nil, nil
+		}
+	}
+}
