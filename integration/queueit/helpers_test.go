@@ -97,3 +97,12 @@ func closeAtEnd(t *testing.T, close func(context.Context) error) {
 		require.NoError(t, close(ctx))
 	})
 }
+
+// clientT is the client type the helpers take.
+type clientT = *client.Client
+
+// consumingLoop runs consume(ctx, h) until the test's end.
+func consumingLoop(t *testing.T, consume func(context.Context, queue.Handler) error, h queue.Handler) {
+	t.Helper()
+	consuming(t, func(ctx context.Context) error { return consume(ctx, h) })
+}

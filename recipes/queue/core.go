@@ -41,6 +41,7 @@ type core struct {
 	subs      map[*pubsub.Sub[Event]]struct{}
 	subWG     sync.WaitGroup
 	foreign   map[string]bool // foreign names told of already
+	head      []entry         // Simple: what is left of the last listing, in order
 }
 
 // maxForeign bounds the foreign names remembered (so told once each).

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -116,15 +117,26 @@ func (s *Simple) Poll(ctx context.Context) ([]byte, error) {
 	return c.poll(ctx)
 }
 
-// poll takes the first item it can, in order; ErrEmpty when none.
+// poll takes the first item it can, in order; ErrEmpty when none. It
+// works through the handle's last listing before listing again: a node
+// made after a listing sorts after every node in it (its sequence number
+// is higher; the counter starts again only with a new queue node, made
+// once the old one was emptied and reaped), so what is left of the listing
+// is still the head of the queue, less what others took (Curator lists the
+// queue again for every item).
 func (q *core) poll(ctx context.Context) ([]byte, error) {
-	names, err := q.names(ctx)
-	if err != nil {
-		return nil, q.wrap("poll", err)
-	}
-	items, foreign := q.k.entries(names)
-	q.noteForeign(foreign)
-	for _, e := range items {
+	for listed := false; ; {
+		e, ok := q.nextHead()
+		if !ok {
+			if listed {
+				return nil, ErrEmpty
+			}
+			if err := q.listHead(ctx); err != nil {
+				return nil, q.wrap("poll", err)
+			}
+			listed = true
+			continue
+		}
 		t, err := q.takeRemoved(ctx, e)
 		if err != nil {
 			return nil, q.wrap("poll", err)
@@ -133,7 +145,32 @@ func (q *core) poll(ctx context.Context) ([]byte, error) {
 			return t.data, nil
 		}
 	}
-	return nil, ErrEmpty
+}
+
+// listHead lists the queue into the handle's head.
+func (q *core) listHead(ctx context.Context) error {
+	names, err := q.names(ctx)
+	if err != nil {
+		return err
+	}
+	items, foreign := q.k.entries(names)
+	q.noteForeign(foreign)
+	q.mu.Lock()
+	q.head = items
+	q.mu.Unlock()
+	return nil
+}
+
+// nextHead takes the first entry of the handle's head.
+func (q *core) nextHead() (entry, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.head) == 0 {
+		return entry{}, false
+	}
+	e := q.head[0]
+	q.head = q.head[1:]
+	return e, true
 }
 
 // Peek returns the head's data without removing it, or ErrEmpty (Curator's
@@ -146,21 +183,37 @@ func (s *Simple) Peek(ctx context.Context) ([]byte, error) {
 	if err := c.usable(ctx); err != nil {
 		return nil, err
 	}
-	names, err := c.names(ctx)
-	if err != nil {
-		return nil, c.wrap("peek", err)
-	}
-	items, _ := c.k.entries(names)
-	for _, e := range items {
-		data, _, err := c.cl.Get(ctx, c.path+"/"+e.name)
-		switch {
-		case err == nil:
-			return data, nil
-		case !errors.Is(err, zk.ErrNoNode):
+	for listed := false; ; {
+		c.mu.Lock()
+		head := slices.Clone(c.head)
+		c.mu.Unlock()
+		for _, e := range head {
+			data, _, err := c.cl.Get(ctx, c.path+"/"+e.name)
+			switch {
+			case err == nil:
+				return data, nil
+			case !errors.Is(err, zk.ErrNoNode):
+				return nil, c.wrap("peek", err)
+			}
+			c.dropHead(e.name)
+		}
+		if listed {
+			return nil, ErrEmpty
+		}
+		if err := c.listHead(ctx); err != nil {
 			return nil, c.wrap("peek", err)
 		}
+		listed = true
 	}
-	return nil, ErrEmpty
+}
+
+// dropHead removes a node found gone from the handle's head.
+func (q *core) dropHead(name string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.head) > 0 && q.head[0].name == name {
+		q.head = q.head[1:]
+	}
 }
 
 // Len is Queue.Len.

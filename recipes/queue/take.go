@@ -38,9 +38,11 @@ func (q *core) take(ctx context.Context, e entry) (*taken, error) {
 }
 
 // takeLocked takes e by creating its lock node (Curator's lock-safe mode:
-// lockPath/<item's name>, ephemeral) and reads the item, both requests at
-// once on one connection: the item's data never changes, so reading it
-// before the lock is had costs nothing when the lock is refused.
+// lockPath/<item's name>, ephemeral), then reads the item. The read must
+// come after the create: the server a session reads from serves its
+// requests in order, so once the lock is made it has applied every removal
+// before it, and an item read then is not one a consumer already removed
+// (a read sent first could be answered from a follower that lags behind).
 func (q *core) takeLocked(ctx context.Context, e entry) (*taken, error) {
 	lock := q.lockFull + "/" + e.name
 	for made := false; ; {
@@ -53,13 +55,14 @@ func (q *core) takeLocked(ctx context.Context, e entry) (*taken, error) {
 			st  *zk.Stat
 			err error
 		}
-		ch := make(chan created, 1)
-		go func() {
-			_, st, err := conn.Create(context.Background(), lock, q.lockData, zk.FlagEphemeral)
-			ch <- created{st, err}
-		}()
-		data, st, gerr := conn.Get(context.Background(), q.itemPath(e.name))
-		cr := <-ch
+		var cr created
+		_, cr.st, cr.err = conn.Create(context.Background(), lock, q.lockData, zk.FlagEphemeral)
+		var data []byte
+		var st *zk.Stat
+		gerr := cr.err
+		if cr.err == nil {
+			data, st, gerr = conn.Get(context.Background(), q.itemPath(e.name))
+		}
 		switch {
 		case errors.Is(cr.err, zk.ErrNodeExists):
 			return nil, errHeld
