@@ -23,6 +23,8 @@ type consumer struct {
 	h   Handler
 	reg *node.Node // its node in the registry (nil if it could not be made)
 
+	failures int // handlers failed in a row: each failure waits a little more
+
 	mu       sync.Mutex
 	rank     int       // its place among the registered consumers
 	of       int       // how many there are
@@ -182,7 +184,7 @@ func (c *consumer) pass(ctx context.Context) (int, error) {
 		if t == nil {
 			continue
 		}
-		c.q.process(ctx, c.h, t)
+		c.processed(ctx, t)
 		if n++; limit >= 0 && n >= max(limit, 1) {
 			break
 		}
@@ -302,8 +304,21 @@ func (c *consumer) idle(ctx context.Context) error {
 		return err
 	}
 	leave()
-	q.process(ctx, c.h, t)
+	c.processed(ctx, t)
 	return nil
+}
+
+// processed processes t; after a handler's failure it waits 10 ms, twice
+// that after each further failure in a row, up to a second, so that a
+// handler that keeps failing does not spin the queue (a requeued item
+// comes back at once).
+func (c *consumer) processed(ctx context.Context, t *taken) {
+	if !c.q.process(ctx, c.h, t) {
+		c.failures = 0
+		return
+	}
+	c.failures++
+	iq.Sleep(ctx, min(10*time.Millisecond<<min(c.failures-1, 10), time.Second))
 }
 
 // watchTake lists the queue with a watch until it takes an item (nil when

@@ -32,30 +32,32 @@ func (q *core) newItem(t *taken, data []byte, k, count int, commit *commitOps) *
 }
 
 // process hands t's items to h and then removes, requeues or releases t
-// (lock-safe), or only tells of a failure (t was removed already).
-func (q *core) process(ctx context.Context, h Handler, t *taken) {
+// (lock-safe), or only tells of a failure (t was removed already). It
+// reports whether a handler failed.
+func (q *core) process(ctx context.Context, h Handler, t *taken) (failed bool) {
 	items, err := decodeItems(t.data)
 	if err != nil {
 		err = fmt.Errorf("%w: %v", ErrCorrupt, err)
 		if q.lockSafe() {
 			q.finish(t, q.removeOps(t, nil), nil, Event{Type: Corrupt, Node: t.e.name, Err: err})
-			return
+			return false
 		}
 		q.publish(Event{Type: Corrupt, Node: t.e.name, Err: err})
-		return
+		return false
 	}
 	if !q.lockSafe() {
 		for k, data := range items {
 			if err := h(ctx, q.newItem(t, data, k, len(items), nil)); err != nil {
 				q.publish(Event{Type: Dropped, Node: t.e.name, Err: err})
+				failed = true
 			}
 		}
-		return
+		return failed
 	}
 	hctx, stop := q.holding(ctx, t)
 	commit := &commitOps{size: multiSize(deleteBody(t.lock), deleteBody(q.itemPath(t.e.name)))}
 	var ops []any
-	failed, stopped := -1, false
+	at, stopped := -1, false
 	var cause error
 	for k, data := range items {
 		it := q.newItem(t, data, k, len(items), commit)
@@ -65,22 +67,23 @@ func (q *core) process(ctx context.Context, h Handler, t *taken) {
 			ops = append(ops, mine...)
 			continue
 		}
+		failed = true
 		if hctx.Err() != nil {
-			failed, stopped, cause = k, true, err
+			at, stopped, cause = k, true, err
 			break
 		}
 		if q.o.errorMode == Delete {
 			q.publish(Event{Type: Dropped, Node: t.e.name, Err: err}) // Curator goes on with the node's next items
 			continue
 		}
-		failed, cause = k, err
+		at, cause = k, err
 		break
 	}
 	stop()
 	switch {
-	case failed < 0:
+	case at < 0:
 		q.finish(t, q.removeOps(t, ops), items, Event{})
-	case stopped && failed == 0:
+	case stopped && at == 0:
 		q.publish(Event{Type: Released, Node: t.e.name, Err: cause})
 		if err := q.release(t.sess, t.lock); err != nil {
 			q.log.Warn("zkrecipes: queue lock release", "path", q.path, "lock", t.lock, "err", err)
@@ -88,8 +91,9 @@ func (q *core) process(ctx context.Context, h Handler, t *taken) {
 	default:
 		// The node's items from failed on go back to the tail; those
 		// before were processed, and their ops commit.
-		q.finish(t, q.requeueOps(t, items[failed:], ops), items, Event{Type: Requeued, Node: t.e.name, Err: cause})
+		q.finish(t, q.requeueOps(t, items[at:], ops), items, Event{Type: Requeued, Node: t.e.name, Err: cause})
 	}
+	return failed
 }
 
 // holding returns the handler's context for a lock-safe item: ctx, also

@@ -51,38 +51,33 @@ func (q *core) takeLocked(ctx context.Context, e entry) (*taken, error) {
 			return nil, err
 		}
 		disc := q.cl.Disconnected() // before the create: a suspension after it is seen
-		type created struct {
-			st  *zk.Stat
-			err error
-		}
-		var cr created
-		_, cr.st, cr.err = conn.Create(context.Background(), lock, q.lockData, zk.FlagEphemeral)
+		_, lockStat, err := conn.Create(context.Background(), lock, q.lockData, zk.FlagEphemeral)
 		var data []byte
 		var st *zk.Stat
-		gerr := cr.err
-		if cr.err == nil {
+		gerr := err
+		if err == nil {
 			data, st, gerr = conn.Get(context.Background(), q.itemPath(e.name))
 		}
 		switch {
-		case errors.Is(cr.err, zk.ErrNodeExists):
+		case errors.Is(err, zk.ErrNodeExists):
 			return nil, errHeld
-		case errors.Is(cr.err, zk.ErrNoNode) && !made:
+		case errors.Is(err, zk.ErrNoNode) && !made:
 			if err := q.cl.EnsureContainers(ctx, q.lockPath); err != nil {
 				return nil, err
 			}
 			made = true
 			continue
-		case connLost(cr.err):
+		case connLost(err):
 			// The create may have been applied: the lock node says.
-			mine, st, d, err := q.lockHeld(sess, lock)
-			if err != nil || !mine {
+			mine, lst, d, herr := q.lockHeld(sess, lock)
+			if herr != nil || !mine {
 				return nil, nil // not made, gone with its session, or another's
 			}
-			cr.err, cr.st, disc = nil, st, d
-		case cr.err != nil:
-			return nil, cr.err
+			lockStat, disc = lst, d
+		case err != nil:
+			return nil, err
 		}
-		t := &taken{e: e, data: data, stat: st, sess: sess, lock: lock, lockStat: cr.st, disc: disc}
+		t := &taken{e: e, data: data, stat: st, sess: sess, lock: lock, lockStat: lockStat, disc: disc}
 		if gerr != nil && !errors.Is(gerr, zk.ErrNoNode) {
 			// The read failed with its connection: read again, the lock held.
 			t.data, t.stat, gerr = q.cl.Get(ctx, q.path+"/"+e.name)
