@@ -62,7 +62,7 @@ Environment: ZKR_ZK (servers, as --zk), ZKR_AUTH (user:password, digest auth).`,
 	g.tls.add(root)
 	root.AddCommand(
 		newShow(g), newLs(g), newLock(g), newElect(g),
-		newCount(g), newRevoke(g), newDoctor(g), newWatch(g), newMembers(g), newServices(g),
+		newCount(g), newRevoke(g), newDoctor(g), newWatch(g), newMembers(g), newServices(g), newQueueCmd(g),
 	)
 	return root
 }
