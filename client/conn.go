@@ -104,6 +104,16 @@ func (c *Conn) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error
 	if err := c.usable(); err != nil {
 		return nil, err
 	}
+	out, err := c.multiOps(ops)
+	if err != nil {
+		return nil, err
+	}
+	return c.t.Multi(ctx, out...)
+}
+
+// multiOps checks ops for a transaction and gives creates without an ACL
+// the client's, in copies.
+func (c *Conn) multiOps(ops []any) ([]any, error) {
 	if len(ops) == 0 {
 		return nil, invalidArg("empty transaction")
 	}
@@ -129,12 +139,12 @@ func (c *Conn) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error
 		}
 		out[i] = op
 	}
-	return c.t.Multi(ctx, out...)
+	return out, nil
 }
 
 // aclOf is the ACL of a node this connection creates at full.
 func (c *Conn) aclOf(full string) []zk.ACL {
-	if c.acl == nil {
+	if c == nil || c.acl == nil {
 		return zk.WorldACL(zk.PermAll)
 	}
 	return c.acl(full)

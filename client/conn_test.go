@@ -36,6 +36,16 @@ func TestZeroConn(t *testing.T) {
 				_, err := c.Multi(ctx, &zk.DeleteRequest{Path: "/x", Version: -1})
 				return notStarted("Multi", err)
 			},
+			"Batch": func() error {
+				b := c.Batch()
+				b.Create("/x", nil, 0)
+				r := b.Get("/x")
+				b.Multi(&zk.DeleteRequest{Path: "/x", Version: -1})
+				if err := notStarted("Batch.Send", b.Send(ctx)); err != nil {
+					return err
+				}
+				return notStarted("Reply.Err", r.Err())
+			},
 			"Server": func() error {
 				if s := c.Server(); s != "" {
 					return fmt.Errorf("%s Conn.Server: %q", name, s)

@@ -38,11 +38,12 @@ func (q *core) take(ctx context.Context, e entry) (*taken, error) {
 }
 
 // takeLocked takes e by creating its lock node (Curator's lock-safe mode:
-// lockPath/<item's name>, ephemeral), then reads the item. The read must
-// come after the create: the server a session reads from serves its
-// requests in order, so once the lock is made it has applied every removal
-// before it, and an item read then is not one a consumer already removed
-// (a read sent first could be answered from a follower that lags behind).
+// lockPath/<item's name>, ephemeral), then reads the item: both in one
+// batch, so one round trip. The read must come after the create: the
+// server a session reads from serves its requests in order, so once the
+// lock is made it has applied every removal before it, and an item read
+// then is not one a consumer already removed (a read sent first could be
+// answered from a follower that lags behind).
 func (q *core) takeLocked(ctx context.Context, e entry) (*taken, error) {
 	lock := q.lockFull + "/" + e.name
 	for made := false; ; {
@@ -51,12 +52,16 @@ func (q *core) takeLocked(ctx context.Context, e entry) (*taken, error) {
 			return nil, err
 		}
 		disc := q.cl.Disconnected() // before the create: a suspension after it is seen
-		_, lockStat, err := conn.Create(context.Background(), lock, q.lockData, zk.FlagEphemeral)
-		var data []byte
-		var st *zk.Stat
-		gerr := err
-		if err == nil {
-			data, st, gerr = conn.Get(context.Background(), q.itemPath(e.name))
+		b := conn.Batch()
+		lr := b.Create(lock, q.lockData, zk.FlagEphemeral)
+		gr := b.Get(q.itemPath(e.name))
+		if err := b.Send(context.Background()); err != nil {
+			return nil, err
+		}
+		_, lockStat, err := lr.Created()
+		data, st, gerr := gr.Data()
+		if err != nil {
+			gerr = err
 		}
 		switch {
 		case errors.Is(err, zk.ErrNodeExists):
@@ -97,39 +102,42 @@ func (q *core) takeLocked(ctx context.Context, e entry) (*taken, error) {
 	}
 }
 
-// takeRemoved takes e without a lock (Curator's default): read it, then
-// delete it at the version read, once. A delete whose reply was lost is
-// judged by looking: still there, it is deleted again; gone, someone
-// deleted it, maybe this consumer, and it is not delivered (at most once:
-// a MaybeLost event).
+// takeRemoved takes e without a lock (Curator's default): read it and
+// delete it, in one batch (Curator reads, then deletes at the version read:
+// items are never written, so any version is theirs). A delete whose reply
+// was lost is judged by looking: still there, it is deleted again; gone,
+// someone deleted it, maybe this consumer, and it is not delivered (at most
+// once: a MaybeLost event).
 func (q *core) takeRemoved(ctx context.Context, e entry) (*taken, error) {
-	data, st, err := q.cl.Get(ctx, q.path+"/"+e.name)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	for {
 		conn, err := q.cl.Conn(ctx)
 		if err != nil {
 			return nil, err
 		}
-		err = conn.Delete(context.Background(), q.itemPath(e.name), st.Version)
+		// The read and the delete in one batch: the delete goes to the
+		// leader, so a read answered from a lagging view whose node was
+		// removed meanwhile comes with a delete that fails.
+		b := conn.Batch()
+		gr := b.Get(q.itemPath(e.name))
+		dr := b.Delete(q.itemPath(e.name), -1)
+		if err := b.Send(context.Background()); err != nil {
+			return nil, err
+		}
+		data, st, gerr := gr.Data()
+		err = dr.Err()
 		switch {
-		case err == nil:
+		case err == nil && gerr == nil:
 			return &taken{e: e, data: data, stat: st}, nil
+		case err == nil:
+			q.publish(Event{Type: MaybeLost, Node: e.name, Err: gerr}) // removed, unread
+			return nil, nil
 		case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrBadVersion):
 			return nil, nil // another consumer took it
 		case !connLost(err):
 			return nil, err
 		}
 		ok, _, xerr := q.cl.Exists(context.WithoutCancel(ctx), q.path+"/"+e.name)
-		switch {
-		case xerr != nil:
-			q.publish(Event{Type: MaybeLost, Node: e.name, Err: err})
-			return nil, nil
-		case !ok:
+		if xerr != nil || !ok {
 			q.publish(Event{Type: MaybeLost, Node: e.name, Err: err})
 			return nil, nil
 		}
