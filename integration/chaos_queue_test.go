@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"log/slog"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -31,6 +33,12 @@ func TestChaosQueue(t *testing.T) {
 	sc := w.Scenario()
 	run := chaos.NewQueueRun()
 	sc.Start, sc.Settle = run.Start, run.Settle
+	if f := os.Getenv("CHAOS_QUEUE_LOG"); f != "" {
+		out, err := os.Create(f)
+		require.NoError(t, err)
+		defer out.Close()
+		sc.Logger = slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	runChaos(t, sc)
 	tally := run.Tally()
 	t.Logf("queue: %v", tally)

@@ -40,6 +40,7 @@ type QueueRun struct {
 	kills   int
 	lives   int
 	settled QueueTally
+	recent  []string // the last events the consumers told, for a failed drain
 }
 
 // NewQueueRun returns the state of one queue scenario.
@@ -196,6 +197,12 @@ func (w *QueueWorker) live(ctx context.Context, life int) {
 		defer close(noted)
 		for ev := range events {
 			w.Timeline.Add(w.Name(), fmt.Sprintf("consumer %d: %v", life, ev))
+			w.run.mu.Lock()
+			w.run.recent = append(w.run.recent, fmt.Sprintf("%s/%d %s %v", w.Name(), life, time.Now().Format("15:04:05.000"), ev))
+			if len(w.run.recent) > 20 {
+				w.run.recent = w.run.recent[1:]
+			}
+			w.run.mu.Unlock()
 		}
 	}()
 	cctx, cancel := context.WithCancel(ctx)
@@ -350,13 +357,23 @@ func (r *QueueRun) Settle(ctx context.Context, checker *client.Client) []Unsettl
 			break
 		}
 		if time.Now().After(deadline) || !sleep(ctx, 100*time.Millisecond) {
-			var held []string
-			for _, l := range first(locks, 5) {
-				if ok, st, err := checker.Exists(ctx, QueueLocks+"/"+l); err == nil && ok {
-					held = append(held, fmt.Sprintf("%s (session 0x%x, age %v)", l, uint64(st.EphemeralOwner), time.Since(time.UnixMilli(st.Ctime)).Round(time.Millisecond)))
+			held := map[string]bool{}
+			for range 40 { // a second's samples: which locks come and go, and whose
+				ls, _ := childrenOrNone(ctx, checker, QueueLocks)
+				for _, l := range ls {
+					data, st, err := checker.Get(ctx, QueueLocks+"/"+l)
+					if err == nil {
+						held[fmt.Sprintf("%s (session 0x%x, czxid %d, data %q)", l, uint64(st.EphemeralOwner), st.Czxid, data)] = true
+					} else {
+						held[fmt.Sprintf("%s (%v)", l, err)] = true
+					}
 				}
+				sleep(ctx, 25*time.Millisecond)
 			}
-			bad("%d items and %d locks left after %v: %v, locks %v", len(items), len(locks), queueDrainWithin, first(items, 5), held)
+			r.mu.Lock()
+			recent := slices.Clone(r.recent)
+			r.mu.Unlock()
+			bad("%d items and %d locks left after %v: %v, locks %v; the consumers' last events: %v", len(items), len(locks), queueDrainWithin, first(items, 5), held, recent)
 			return out
 		}
 	}

@@ -170,6 +170,7 @@ func (q *core) finish(t *taken, ops []any, items [][]byte, ev Event) {
 			return
 		}
 		err := q.commit(t, ops)
+		q.log.Debug("zkrecipes: queue item committed", "path", q.path, "lock", t.lock, "session", t.sess.ID(), "event", ev.Type, "err", err)
 		var opErr *failedOpError
 		switch {
 		case err == nil:

@@ -79,6 +79,7 @@ func connLost(err error) bool {
 // release deletes a lock node of sess, on sess only: once sess has ended
 // the server removed it. It returns once the node is gone.
 func (q *core) release(sess *client.Session, lock string) error {
+	q.log.Debug("zkrecipes: queue lock released", "lock", lock, "session", sess.ID())
 	for {
 		conn, err := q.onSession(sess)
 		if errors.Is(err, errSessionGone) {

@@ -75,6 +75,7 @@ func (q *core) takeLocked(ctx context.Context, e entry) (*taken, error) {
 		case connLost(err):
 			// The create may have been applied: the lock node says.
 			mine, lst, d, herr := q.lockHeld(sess, lock)
+			q.log.Debug("zkrecipes: queue lock create's reply lost", "path", q.path, "lock", lock, "mine", mine, "err", herr)
 			if herr != nil || !mine {
 				return nil, nil // not made, gone with its session, or another's
 			}
@@ -90,6 +91,7 @@ func (q *core) takeLocked(ctx context.Context, e entry) (*taken, error) {
 		if gerr != nil {
 			// The item is gone (another consumer removed it before this
 			// lock was made) or cannot be read: give the lock up.
+			q.log.Debug("zkrecipes: queue item gone under its lock", "path", q.path, "lock", lock, "err", gerr)
 			if err := q.release(sess, lock); err != nil {
 				return nil, err
 			}
@@ -98,6 +100,7 @@ func (q *core) takeLocked(ctx context.Context, e entry) (*taken, error) {
 			}
 			return nil, gerr
 		}
+		q.log.Debug("zkrecipes: queue item taken", "path", q.path, "lock", lock, "session", sess.ID())
 		return t, nil
 	}
 }
