@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"slices"
@@ -72,10 +73,10 @@ func (r *QueueRun) Tally() QueueTally {
 }
 
 // QueueWorker is one participant of the queue scenario: a producer that
-// puts an item named after it every 10 to 40 ms on its client, and a
+// puts an item named after it every 30 to 90 ms on its client, and a
 // lock-safe consumer that runs in incarnations, each with a client of its
 // own through the participant's fault link. Its handler holds an item 1 to
-// 20 ms (one in ten: a third to two session timeouts, so that faults hit
+// 10 ms (one in twenty: a third to two session timeouts, so that faults hit
 // consumers mid-item) and records it with Item.CommitWith: a sequential
 // node QueueDone/<item>- in the item's removal. A handler whose ctx ended
 // (its lock may be gone) returns nil all the same one time in two: its
@@ -131,7 +132,7 @@ func (w *QueueWorker) Run(ctx context.Context) {
 // produce puts items until ctx ends.
 func (w *QueueWorker) produce(ctx context.Context) {
 	rng := rand.New(rand.NewPCG(w.Seed^0x9e37, uint64(w.Who)))
-	for sleep(ctx, time.Duration(10+rng.IntN(30))*time.Millisecond) {
+	for sleep(ctx, time.Duration(30+rng.IntN(60))*time.Millisecond) {
 		w.putOne(ctx)
 	}
 }
@@ -252,8 +253,8 @@ func (w *QueueWorker) handler(life int, ks *killSwitch, killed chan struct{}) qu
 			<-hctx.Done()
 			return errKilled
 		}
-		hold := time.Duration(1+rng.IntN(20)) * time.Millisecond
-		if rng.IntN(10) == 0 {
+		hold := time.Duration(1+rng.IntN(10)) * time.Millisecond
+		if rng.IntN(20) == 0 {
 			hold = w.Session/3 + time.Duration(rng.Int64N(int64(2*w.Session)))
 			hold = clipHold(hold, time.Until(w.LongUntil))
 		}
@@ -326,13 +327,17 @@ func isClosed(ch chan struct{}) bool {
 	}
 }
 
-// queueDrainWithin bounds how long Settle waits for the consumers to take
-// every item left once the puts are paused.
-const queueDrainWithin = 30 * time.Second
+// queueDrainStuck is how long Settle waits for the consumers to take one
+// more of the items left once the puts are paused (items held by a killed
+// consumer go once its session expires), and queueDrainWithin how long in
+// all.
+const (
+	queueDrainStuck  = 15 * time.Second
+	queueDrainWithin = 90 * time.Second
+)
 
-// Settle pauses the puts, waits until the consumers have taken every item
-// (items held by a killed consumer go once its session expires), and
-// checks the records item by item: each item whose Put succeeded was
+// Settle pauses the puts, waits until the consumers have taken every item,
+// and checks the records item by item: each item whose Put succeeded was
 // recorded exactly once, each whose Put may have been applied at most
 // once, none whose Put failed, and nothing else. Then it deletes the
 // records, which the scenario wants gone.
@@ -345,7 +350,8 @@ func (r *QueueRun) Settle(ctx context.Context, checker *client.Client) []Unsettl
 	}
 	var out []Unsettled
 	bad := func(format string, args ...any) { out = append(out, Unsettled{Problem: fmt.Sprintf(format, args...)}) }
-	deadline := time.Now().Add(queueDrainWithin)
+	start := time.Now()
+	least, progress := -1, time.Now()
 	for {
 		items, err1 := childrenOrNone(ctx, checker, QueueItems)
 		locks, err2 := childrenOrNone(ctx, checker, QueueLocks)
@@ -356,7 +362,10 @@ func (r *QueueRun) Settle(ctx context.Context, checker *client.Client) []Unsettl
 		if len(items) == 0 && len(locks) == 0 {
 			break
 		}
-		if time.Now().After(deadline) || !sleep(ctx, 100*time.Millisecond) {
+		if least < 0 || len(items)+len(locks) < least {
+			least, progress = len(items)+len(locks), time.Now()
+		}
+		if time.Since(progress) > queueDrainStuck || time.Since(start) > queueDrainWithin || !sleep(ctx, 100*time.Millisecond) {
 			held := map[string]bool{}
 			for range 40 { // a second's samples: which locks come and go, and whose
 				ls, _ := childrenOrNone(ctx, checker, QueueLocks)
@@ -364,8 +373,6 @@ func (r *QueueRun) Settle(ctx context.Context, checker *client.Client) []Unsettl
 					data, st, err := checker.Get(ctx, QueueLocks+"/"+l)
 					if err == nil {
 						held[fmt.Sprintf("%s (session 0x%x, czxid %d, data %q)", l, uint64(st.EphemeralOwner), st.Czxid, data)] = true
-					} else {
-						held[fmt.Sprintf("%s (%v)", l, err)] = true
 					}
 				}
 				sleep(ctx, 25*time.Millisecond)
@@ -373,7 +380,8 @@ func (r *QueueRun) Settle(ctx context.Context, checker *client.Client) []Unsettl
 			r.mu.Lock()
 			recent := slices.Clone(r.recent)
 			r.mu.Unlock()
-			bad("%d items and %d locks left after %v: %v, locks %v; the consumers' last events: %v", len(items), len(locks), queueDrainWithin, first(items, 5), held, recent)
+			bad("%d items and %d locks left after %v (no progress for %v): %v, locks %v; the consumers' last events: %v",
+				len(items), len(locks), time.Since(start).Round(time.Second), time.Since(progress).Round(time.Second), first(items, 5), slices.Sorted(maps.Keys(held)), recent)
 			return out
 		}
 	}

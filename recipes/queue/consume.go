@@ -59,8 +59,8 @@ func (q *core) consume(ctx context.Context, h Handler) error {
 		if err := q.ended(ctx); err != nil {
 			return err
 		}
-		n, err := c.pass(ctx)
-		if err == nil && n == 0 {
+		n, relist, err := c.pass(ctx)
+		if err == nil && n == 0 && !relist {
 			err = c.idle(ctx)
 		}
 		if err == nil {
@@ -156,11 +156,14 @@ func (c *consumer) list(ctx context.Context) ([]entry, error) {
 
 // pass lists the queue and takes what it can from that listing (all of it,
 // or WithMinItemsBeforeRefresh items), processing each item it took. It
-// returns how many it took.
-func (c *consumer) pass(ctx context.Context) (int, error) {
+// returns how many it took, and whether to list again at once: after as
+// many takes in a row as there are consumers found the item gone (others
+// took what followed in a listing grown old), a fresh listing costs less
+// than trying the rest of it.
+func (c *consumer) pass(ctx context.Context) (int, bool, error) {
 	items, err := c.list(ctx)
 	if err != nil || len(items) == 0 {
-		return 0, err
+		return 0, false, err
 	}
 	rank, of := c.view(ctx)
 	window := len(items)
@@ -168,7 +171,7 @@ func (c *consumer) pass(ctx context.Context) (int, error) {
 		window = of // a priority's order is kept up to the number of consumers
 	}
 	limit := c.q.o.refreshAfter
-	n := 0
+	n, misses := 0, 0
 	var held lockView
 	for _, e := range order(items, rank, of, window) {
 		if ctx.Err() != nil {
@@ -177,19 +180,26 @@ func (c *consumer) pass(ctx context.Context) (int, error) {
 		if !e.due0(time.Now()) {
 			continue
 		}
+		tried := !held.held[e.name]
 		t, err := c.q.tryTake(ctx, e, &held)
 		if err != nil {
-			return n, err
+			return n, false, err
 		}
 		if t == nil {
+			if tried && !held.held[e.name] {
+				if misses++; misses >= max(of, 2) {
+					return n, true, nil
+				}
+			}
 			continue
 		}
+		misses = 0
 		c.processed(ctx, t)
 		if n++; limit >= 0 && n >= max(limit, 1) {
 			break
 		}
 	}
-	return n, nil
+	return n, false, nil
 }
 
 // lockView is what one pass over a listing learnt of the lock path: the
