@@ -7,6 +7,7 @@
 //	zkbench -recipe cache|curator-cache -measure init|latency|heap -nodes N [-fanout F] [-datasize B] [-nodata] [-workers C] -iters M ...
 //	zkbench -recipe counter|curator-counter -workers N -iters M [-retry-base 5ms] [-retries 10] [-lock] ...
 //	zkbench -recipe queue|curator-queue -workers N -iters M [-lock-safe=false] ...
+//	zkbench -recipe queue-listing -iters MAX_ITEMS ...
 //	zkbench -all [-big] [-zk ADDR | -backend B]
 //
 // -count adds req_per_op to a run's line: the requests the workers sent per
@@ -227,7 +228,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-timeout must be positive, got %v", o.timeout)
 	case o.big && !o.all:
 		return o, errors.New("-big only goes with -all")
-	case o.count && !o.all && (isCacheRecipe(o.run.recipe) || isCounterRecipe(o.run.recipe) || isQueueRecipe(o.run.recipe)):
+	case o.count && !o.all && (isCacheRecipe(o.run.recipe) || isCounterRecipe(o.run.recipe) || isQueueRecipe(o.run.recipe) || o.run.recipe == recipeQueueListing):
 		return o, fmt.Errorf("-count does not go with -recipe %s: its line has no req_per_op", o.run.recipe)
 	case maxSet && (o.all || !isSemRecipe(o.run.recipe)):
 		return o, fmt.Errorf("-max only goes with -recipe %s", strings.Join(semRecipeNames, "|"))
@@ -315,6 +316,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if isQueueRecipe(o.run.recipe) {
 		return runQueueCmd(ctx, env, o.run, o.queue, stdout)
+	}
+	if o.run.recipe == recipeQueueListing {
+		return runQueueListing(ctx, env, o.run, stdout)
 	}
 	if isElectRecipe(o.run.recipe) {
 		res, err := runElection(ctx, env, o.run)

@@ -54,7 +54,7 @@ func (q *core) consume(ctx context.Context, h Handler) error {
 	c := &consumer{q: q, h: h, of: 1}
 	c.register()
 	defer c.unregister()
-	delay := 50 * time.Millisecond
+	delay, failing := 50*time.Millisecond, 0
 	for {
 		if err := q.ended(ctx); err != nil {
 			return err
@@ -64,7 +64,7 @@ func (q *core) consume(ctx context.Context, h Handler) error {
 			err = c.idle(ctx)
 		}
 		if err == nil {
-			delay = 50 * time.Millisecond
+			delay, failing = 50*time.Millisecond, 0
 			continue
 		}
 		if e := q.ended(ctx); e != nil {
@@ -72,6 +72,13 @@ func (q *core) consume(ctx context.Context, h Handler) error {
 		}
 		if fatal(err) {
 			return q.wrap("consume", err)
+		}
+		if failing++; failing == 10 {
+			// What an operator must hear of: a queue whose listing no
+			// longer fits jute.maxbuffer (some 50,000 items) fails so,
+			// each try dropping the connection.
+			q.log.Warn("zkrecipes: queue consumer keeps failing (a queue too long to list drops the connection each time)",
+				"path", q.path, "err", err)
 		}
 		q.log.Debug("zkrecipes: queue consumer retrying", "path", q.path, "err", err, "sleep", delay)
 		if !iq.Sleep(ctx, delay) {

@@ -65,6 +65,7 @@ func (t EventType) String() string {
 // Event is one thing that happened to an item, as a consumer of this
 // handle saw it.
 type Event struct {
+	// Type is what happened.
 	Type EventType
 	// Node is the item node's name (under the queue's path).
 	Node string

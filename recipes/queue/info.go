@@ -25,10 +25,12 @@ type Info struct {
 	// items consumers hold now, Java's included.
 	Held []NodeInfo
 	// Consumers are the running Go consumers (one node per Consume call
-	// under the consumer path's members), Idle how many of them wait on
-	// the idle line. Java consumers leave no trace but their locks.
+	// under the consumer path's members). Java consumers leave no trace
+	// but their locks.
 	Consumers []NodeInfo
-	Idle      int
+	// Idle is how many Go consumers (or Simple's Takes) wait on the idle
+	// line.
+	Idle int
 }
 
 // NodeInfo is one node of an Info.
@@ -37,11 +39,12 @@ type NodeInfo struct {
 	Created time.Time // its ctime, by the server's clock
 	Session int64     // its ephemeral owner (0 for an item)
 	Data    []byte    // a lock's or a consumer's data (who made it); nil for an item
-	// What an item's name says: its id, priority or due time (zero
-	// otherwise).
-	ID       string
+	// ID is an id queue's item's id.
+	ID string
+	// Priority is a priority queue's item's priority.
 	Priority int32
-	Due      time.Time
+	// Due is a delay queue's item's due time (zero: at once).
+	Due time.Time
 }
 
 // info takes one look at the queue.

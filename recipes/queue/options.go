@@ -38,6 +38,7 @@ const (
 	Delete
 )
 
+// String names the mode.
 func (m ErrorMode) String() string {
 	switch m {
 	case Requeue:
