@@ -163,7 +163,7 @@ func TestMixedProducersAndConsumers(t *testing.T) {
 			mu.Lock()
 			goGot = append(goGot, string(it.Data))
 			mu.Unlock()
-			time.Sleep(time.Millisecond) // give the Java consumers their share
+			time.Sleep(10 * time.Millisecond) // give the Java consumers their share
 			return nil
 		})
 	}

@@ -180,33 +180,88 @@ func (c *consumer) pass(ctx context.Context) (int, bool, error) {
 	limit := c.q.o.refreshAfter
 	n, misses := 0, 0
 	var held lockView
-	for _, e := range order(items, rank, of, window) {
+	ordered := order(items, rank, of, window)
+	var pre struct { // the take made with the last removal, of the entry named
+		name string
+		t    *taken
+	}
+	// Every way out processes what is taken already: its lock is this
+	// consumer's, and only processing or releasing it lets it go.
+	done := func(relist bool, err error) (int, bool, error) {
+		if pre.t != nil {
+			c.processed(ctx, pre.t, nil)
+			n++
+		}
+		return n, relist, err
+	}
+	for i, e := range ordered {
 		if ctx.Err() != nil {
 			break
 		}
 		if !e.due0(time.Now()) {
 			continue
 		}
-		tried := !held.held[e.name]
-		t, err := c.q.tryTake(ctx, e, &held)
-		if err != nil {
-			return n, false, err
-		}
-		if t == nil {
-			if tried && !held.held[e.name] {
+		var t *taken
+		if pre.name == e.name {
+			t, pre.name, pre.t = pre.t, "", nil
+			if t == nil {
 				if misses++; misses >= max(of, 2) {
-					return n, true, nil
+					return done(true, nil)
 				}
+				continue
 			}
-			continue
+		} else {
+			tried := !held.held[e.name]
+			var err error
+			t, err = c.q.tryTake(ctx, e, &held)
+			if err != nil {
+				return done(false, err)
+			}
+			if t == nil {
+				if tried && !held.held[e.name] {
+					if misses++; misses >= max(of, 2) {
+						return done(true, nil)
+					}
+				}
+				continue
+			}
 		}
 		misses = 0
-		c.processed(ctx, t)
-		if n++; limit >= 0 && n >= max(limit, 1) {
+		var next *entry
+		if c.q.lockSafe() && (limit < 0 || n+1 < max(limit, 1)) {
+			next = nextTake(ordered[i+1:], &held)
+		}
+		nt, tried, err := c.processed(ctx, t, next)
+		n++
+		if tried {
+			switch {
+			case errors.Is(err, errHeld):
+				c.q.noteHeld(ctx, next.name, &held)
+			case errors.Is(err, errNoLockPath):
+				// The lock path was reaped meanwhile: the loop's own take
+				// of next makes it again.
+			case err != nil:
+				return done(false, err)
+			default:
+				pre.name, pre.t = next.name, nt
+			}
+		}
+		if limit >= 0 && n >= max(limit, 1) {
 			break
 		}
 	}
-	return n, false, nil
+	return done(false, nil)
+}
+
+// nextTake is the first of rest a pass would try: due, and not known held.
+func nextTake(rest []entry, held *lockView) *entry {
+	now := time.Now()
+	for i := range rest {
+		if rest[i].due0(now) && !held.held[rest[i].name] {
+			return &rest[i]
+		}
+	}
+	return nil
 }
 
 // lockView is what one pass over a listing learnt of the lock path: the
@@ -231,8 +286,15 @@ func (q *core) tryTake(ctx context.Context, e entry, v *lockView) (*taken, error
 	if !errors.Is(err, errHeld) {
 		return t, err
 	}
+	q.noteHeld(ctx, e.name, v)
+	return nil, nil
+}
+
+// noteHeld notes in v that another consumer holds name, listing the lock
+// path at the first: what it holds besides is skipped without a try.
+func (q *core) noteHeld(ctx context.Context, name string, v *lockView) {
 	if v.first == "" {
-		v.first = e.name
+		v.first = name
 	}
 	if !v.listed {
 		v.listed = true
@@ -247,8 +309,7 @@ func (q *core) tryTake(ctx context.Context, e entry, v *lockView) (*taken, error
 	if v.held == nil {
 		v.held = map[string]bool{}
 	}
-	v.held[e.name] = true
-	return nil, nil
+	v.held[name] = true
 }
 
 // due0 reports whether e's item may be taken at now.
@@ -321,21 +382,23 @@ func (c *consumer) idle(ctx context.Context) error {
 		return err
 	}
 	leave()
-	c.processed(ctx, t)
+	c.processed(ctx, t, nil)
 	return nil
 }
 
-// processed processes t; after a handler's failure it waits 10 ms, twice
-// that after each further failure in a row, up to a second, so that a
-// handler that keeps failing does not spin the queue (a requeued item
-// comes back at once).
-func (c *consumer) processed(ctx context.Context, t *taken) {
-	if !c.q.process(ctx, c.h, t) {
+// processed processes t (taking next with its removal, see process);
+// after a handler's failure it waits 10 ms, twice that after each further
+// failure in a row, up to a second, so that a handler that keeps failing
+// does not spin the queue (a requeued item comes back at once).
+func (c *consumer) processed(ctx context.Context, t *taken, next *entry) (*taken, bool, error) {
+	failed, nt, tried, err := c.q.process(ctx, c.h, t, next)
+	if !failed {
 		c.failures = 0
-		return
+		return nt, tried, err
 	}
 	c.failures++
 	iq.Sleep(ctx, min(10*time.Millisecond<<min(c.failures-1, 10), time.Second))
+	return nt, tried, err
 }
 
 // watchTake lists the queue with a watch until it takes an item (nil when

@@ -33,17 +33,20 @@ func (q *core) newItem(t *taken, data []byte, k, count int, commit *commitOps) *
 
 // process hands t's items to h and then removes, requeues or releases t
 // (lock-safe), or only tells of a failure (t was removed already). It
-// reports whether a handler failed.
-func (q *core) process(ctx context.Context, h Handler, t *taken) (failed bool) {
+// reports whether a handler failed. Given next (lock-safe), an item that
+// removed as it should takes next in the same round trip as its removal:
+// tried then says whether it did, and nt, nerr are that take's outcome
+// (tookLocked's).
+func (q *core) process(ctx context.Context, h Handler, t *taken, next *entry) (failed bool, nt *taken, tried bool, nerr error) {
 	items, err := decodeItems(t.data)
 	if err != nil {
 		err = fmt.Errorf("%w: %v", ErrCorrupt, err)
 		if q.lockSafe() {
-			q.finish(t, q.removeOps(t, nil), nil, Event{Type: Corrupt, Node: t.e.name, Err: err})
-			return false
+			q.finish(t, q.removeOps(t, nil), nil, Event{Type: Corrupt, Node: t.e.name, Err: err}, nil)
+			return false, nil, false, nil
 		}
 		q.publish(Event{Type: Corrupt, Node: t.e.name, Err: err})
-		return false
+		return false, nil, false, nil
 	}
 	if !q.lockSafe() {
 		for k, data := range items {
@@ -52,7 +55,7 @@ func (q *core) process(ctx context.Context, h Handler, t *taken) (failed bool) {
 				failed = true
 			}
 		}
-		return failed
+		return failed, nil, false, nil
 	}
 	hctx, stop := q.holding(ctx, t)
 	commit := &commitOps{size: multiSize(deleteBody(t.lock), deleteBody(q.itemPath(t.e.name)))}
@@ -81,8 +84,10 @@ func (q *core) process(ctx context.Context, h Handler, t *taken) (failed bool) {
 	}
 	stop()
 	switch {
+	case at < 0 && next != nil && ctx.Err() == nil:
+		nt, tried, nerr = q.finishTaking(ctx, t, q.removeOps(t, ops), items, *next)
 	case at < 0:
-		q.finish(t, q.removeOps(t, ops), items, Event{})
+		q.finish(t, q.removeOps(t, ops), items, Event{}, nil)
 	case stopped && at == 0:
 		q.publish(Event{Type: Released, Node: t.e.name, Err: cause})
 		if err := q.release(t.sess, t.lock); err != nil {
@@ -91,9 +96,39 @@ func (q *core) process(ctx context.Context, h Handler, t *taken) (failed bool) {
 	default:
 		// The node's items from failed on go back to the tail; those
 		// before were processed, and their ops commit.
-		q.finish(t, q.requeueOps(t, items[at:], ops), items, Event{Type: Requeued, Node: t.e.name, Err: cause})
+		q.finish(t, q.requeueOps(t, items[at:], ops), items, Event{Type: Requeued, Node: t.e.name, Err: cause}, nil)
 	}
-	return failed
+	return failed, nt, tried, nerr
+}
+
+// finishTaking is finish of t's removal ops with the take of next in the
+// same batch, after it: a consumer working through a listing commits one
+// item and takes the next in one round trip. It falls back to a plain
+// finish (tried false) when the batch cannot go out on t's session.
+func (q *core) finishTaking(ctx context.Context, t *taken, ops []any, items [][]byte, next entry) (*taken, bool, error) {
+	conn, err := q.onSession(t.sess)
+	if err != nil || q.checkSize(opsSize(ops)) != nil {
+		q.finish(t, ops, items, Event{}, nil)
+		return nil, false, nil
+	}
+	disc := q.cl.Disconnected()
+	b := conn.Batch()
+	mr := b.Multi(ops...)
+	tr := q.addTake(b, next)
+	if err := b.Send(context.Background()); err != nil {
+		q.finish(t, ops, items, Event{}, nil)
+		return nil, false, nil
+	}
+	res, merr := mr.Results()
+	q.finish(t, ops, items, Event{}, &multiReply{res: res, err: merr})
+	nt, nerr := q.tookLocked(ctx, next, t.sess, disc, tr)
+	return nt, true, nerr
+}
+
+// multiReply is a removal transaction's reply already in hand.
+type multiReply struct {
+	res []zk.MultiResponse
+	err error
 }
 
 // holding returns the handler's context for a lock-safe item: ctx, also
@@ -154,7 +189,7 @@ func count(data []byte) int {
 // and tells ev (when it has a type) once it committed. A transaction that
 // fails because of the ops a handler added is made again without them, as
 // a handler's failure (Requeue, or in Delete mode a plain removal).
-func (q *core) finish(t *taken, ops []any, items [][]byte, ev Event) {
+func (q *core) finish(t *taken, ops []any, items [][]byte, ev Event, first *multiReply) {
 	fixed := 2 // the item's and the lock's deletes
 	if ev.Type == Requeued {
 		fixed = 3
@@ -169,7 +204,8 @@ func (q *core) finish(t *taken, ops []any, items [][]byte, ev Event) {
 			}
 			return
 		}
-		err := q.commit(t, ops)
+		err := q.commit(t, ops, first)
+		first = nil
 		q.log.Debug("zkrecipes: queue item committed", "path", q.path, "lock", t.lock, "session", t.sess.ID(), "event", ev.Type, "err", err)
 		var opErr *failedOpError
 		switch {
@@ -222,13 +258,19 @@ func (e *failedOpError) Unwrap() error { return e.err }
 // the session that owns it nobody else does, so after a lost reply a lock
 // still there means not applied (sent again), and a lock gone means
 // applied. errSessionGone once the session ended without an answer.
-func (q *core) commit(t *taken, ops []any) error {
+func (q *core) commit(t *taken, ops []any, first *multiReply) error {
 	for {
-		conn, err := q.onSession(t.sess)
-		if err != nil {
-			return err
+		var res []zk.MultiResponse
+		var err error
+		if first != nil {
+			res, err, first = first.res, first.err, nil
+		} else {
+			conn, cerr := q.onSession(t.sess)
+			if cerr != nil {
+				return cerr
+			}
+			res, err = conn.Multi(context.Background(), ops...)
 		}
-		res, err := conn.Multi(context.Background(), ops...)
 		if err == nil {
 			return nil
 		}

@@ -45,7 +45,6 @@ func (q *core) take(ctx context.Context, e entry) (*taken, error) {
 // then is not one a consumer already removed (a read sent first could be
 // answered from a follower that lags behind).
 func (q *core) takeLocked(ctx context.Context, e entry) (*taken, error) {
-	lock := q.lockFull + "/" + e.name
 	for made := false; ; {
 		conn, sess, err := q.sessionConn(ctx)
 		if err != nil {
@@ -53,56 +52,83 @@ func (q *core) takeLocked(ctx context.Context, e entry) (*taken, error) {
 		}
 		disc := q.cl.Disconnected() // before the create: a suspension after it is seen
 		b := conn.Batch()
-		lr := b.Create(lock, q.lockData, zk.FlagEphemeral)
-		gr := b.Get(q.itemPath(e.name))
+		tr := q.addTake(b, e)
 		if err := b.Send(context.Background()); err != nil {
 			return nil, err
 		}
-		_, lockStat, err := lr.Created()
-		data, st, gerr := gr.Data()
-		if err != nil {
-			gerr = err
-		}
-		switch {
-		case errors.Is(err, zk.ErrNodeExists):
-			return nil, errHeld
-		case errors.Is(err, zk.ErrNoNode) && !made:
+		t, err := q.tookLocked(ctx, e, sess, disc, tr)
+		if errors.Is(err, errNoLockPath) && !made {
 			if err := q.cl.EnsureContainers(ctx, q.lockPath); err != nil {
 				return nil, err
 			}
 			made = true
 			continue
-		case connLost(err):
-			// The create may have been applied: the lock node says.
-			mine, lst, d, herr := q.lockHeld(sess, lock)
-			q.log.Debug("zkrecipes: queue lock create's reply lost", "path", q.path, "lock", lock, "mine", mine, "err", herr)
-			if herr != nil || !mine {
-				return nil, nil // not made, gone with its session, or another's
-			}
-			lockStat, disc = lst, d
-		case err != nil:
+		}
+		return t, err
+	}
+}
+
+// takeReplies are a take's two requests in a batch: the lock's create and
+// the item's read, in that order.
+type takeReplies struct{ lock, item *client.Reply }
+
+// addTake adds e's take to a batch.
+func (q *core) addTake(b *client.Batch, e entry) takeReplies {
+	return takeReplies{
+		lock: b.Create(q.lockFull+"/"+e.name, q.lockData, zk.FlagEphemeral),
+		item: b.Get(q.itemPath(e.name)),
+	}
+}
+
+// errNoLockPath is tookLocked's error when the lock path is missing: make
+// it and take again.
+var errNoLockPath = errors.New("zkrecipes: queue lock path missing")
+
+// tookLocked judges a take sent in session sess (disc the client's
+// Disconnected channel as it was before the batch): the item taken, nil
+// when it is gone, errHeld when another consumer holds it.
+func (q *core) tookLocked(ctx context.Context, e entry, sess *client.Session, disc <-chan struct{}, tr takeReplies) (*taken, error) {
+	lock := q.lockFull + "/" + e.name
+	_, lockStat, err := tr.lock.Created()
+	data, st, gerr := tr.item.Data()
+	if err != nil {
+		gerr = err
+	}
+	switch {
+	case errors.Is(err, zk.ErrNodeExists):
+		return nil, errHeld
+	case errors.Is(err, zk.ErrNoNode):
+		return nil, errNoLockPath
+	case connLost(err):
+		// The create may have been applied: the lock node says.
+		mine, lst, d, herr := q.lockHeld(sess, lock)
+		q.log.Debug("zkrecipes: queue lock create's reply lost", "path", q.path, "lock", lock, "mine", mine, "err", herr)
+		if herr != nil || !mine {
+			return nil, nil // not made, gone with its session, or another's
+		}
+		lockStat, disc = lst, d
+	case err != nil:
+		return nil, err
+	}
+	t := &taken{e: e, data: data, stat: st, sess: sess, lock: lock, lockStat: lockStat, disc: disc}
+	if gerr != nil && !errors.Is(gerr, zk.ErrNoNode) {
+		// The read failed with its connection: read again, the lock held.
+		t.data, t.stat, gerr = q.cl.Get(ctx, q.path+"/"+e.name)
+	}
+	if gerr != nil {
+		// The item is gone (another consumer removed it before this lock
+		// was made) or cannot be read: give the lock up.
+		q.log.Debug("zkrecipes: queue item gone under its lock", "path", q.path, "lock", lock, "err", gerr)
+		if err := q.release(sess, lock); err != nil {
 			return nil, err
 		}
-		t := &taken{e: e, data: data, stat: st, sess: sess, lock: lock, lockStat: lockStat, disc: disc}
-		if gerr != nil && !errors.Is(gerr, zk.ErrNoNode) {
-			// The read failed with its connection: read again, the lock held.
-			t.data, t.stat, gerr = q.cl.Get(ctx, q.path+"/"+e.name)
+		if errors.Is(gerr, zk.ErrNoNode) {
+			return nil, nil
 		}
-		if gerr != nil {
-			// The item is gone (another consumer removed it before this
-			// lock was made) or cannot be read: give the lock up.
-			q.log.Debug("zkrecipes: queue item gone under its lock", "path", q.path, "lock", lock, "err", gerr)
-			if err := q.release(sess, lock); err != nil {
-				return nil, err
-			}
-			if errors.Is(gerr, zk.ErrNoNode) {
-				return nil, nil
-			}
-			return nil, gerr
-		}
-		q.log.Debug("zkrecipes: queue item taken", "path", q.path, "lock", lock, "session", sess.ID())
-		return t, nil
+		return nil, gerr
 	}
+	q.log.Debug("zkrecipes: queue item taken", "path", q.path, "lock", lock, "session", sess.ID())
+	return t, nil
 }
 
 // takeRemoved takes e without a lock (Curator's default): read it and
