@@ -18,7 +18,7 @@ import (
 // putInBackground false), each on one server and on the ensemble.
 
 // TestBoundedMulti: four clients, each a lock-safe consumer (its handler
-// sleeps 5 ms) and a producer of 100 items, on a queue of at most 10
+// sleeps 2 ms) and a producer of 100 items, on a queue of at most 10
 // items: a watcher that sees every change of the queue's children never
 // sees more than 10 + 4 - 1 (Curator asserts at most 10 × 4), and every
 // item is consumed.
@@ -57,7 +57,7 @@ func TestBoundedMulti(t *testing.T) {
 		for i := range clients {
 			q := newQueue(t, connect(t, cl, ns), "/queue", queue.WithMaxItems(max), queue.WithLockPath("/locks"))
 			consumingLoop(t, q.Consume, func(ctx context.Context, it *queue.Item) error {
-				time.Sleep(5 * time.Millisecond)
+				time.Sleep(2 * time.Millisecond)
 				return consumed.handler()(ctx, it)
 			})
 			wg.Go(func() {

@@ -37,11 +37,11 @@ func TestLateAddition(t *testing.T) {
 		got := newConsumed()
 		consumingLoop(t, q.Consume, got.handler())
 		require.NoError(t, q.PutAt(ctx, time.Now().Add(time.Duration(1<<31-1)*time.Millisecond), []byte("1"))) // never comes out
-		itest.Pending(t, got.more, time.Second, "the item due in 24 days")
+		itest.Pending(t, got.more, 500*time.Millisecond, "the item due in 24 days")
 		require.NoError(t, q.PutAt(ctx, time.Now(), []byte("2")))
 		itest.Await(t, got.more, 10*time.Second, "the item due now")
 		require.Equal(t, []string{"2"}, got.all())
-		itest.Pending(t, got.more, time.Second, "another item")
+		itest.Pending(t, got.more, 500*time.Millisecond, "another item")
 	})
 }
 

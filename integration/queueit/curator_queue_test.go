@@ -206,7 +206,7 @@ func TestErrorMode(t *testing.T) {
 				itest.Await(t, done, 10*time.Second, "the second call, after the requeue")
 				require.EqualValues(t, 2, count.Load())
 			} else {
-				itest.Pending(t, done, time.Second, "a second call after a Delete")
+				itest.Pending(t, done, 500*time.Millisecond, "a second call after a Delete")
 				require.EqualValues(t, 1, count.Load(), "consumer should get called only once")
 			}
 			requireEmpty(t, c, path, path+"-locks")

@@ -98,12 +98,12 @@ func TestHangFromContainerLoss(t *testing.T) {
 }
 
 // TestPollWithTimeout: a Take on an empty queue with a deadline ends with
-// the deadline (Curator's poll(3 s) returns null).
+// the deadline (Curator's poll(3 s) returns null; here 500 ms).
 func TestPollWithTimeout(t *testing.T) {
 	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
 		itest.NoLeaks(t)
 		q := first(simpleHandles(t, cl, "/testOffer1", 1))
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
 		data, err := q.Take(ctx)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
