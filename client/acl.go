@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zookeeper/zk"
 )
 
@@ -62,7 +63,7 @@ type ACLProvider func(path string) []zk.ACL
 func WithACLProvider(p ACLProvider) Option {
 	return func(c *config) {
 		if p == nil {
-			c.errs = append(c.errs, invalidArg("nil ACL provider"))
+			c.errs = append(c.errs, errs.Invalid("nil ACL provider"))
 			return
 		}
 		c.aclFor = p

@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Batch is requests sent on one connection in one go: ZooKeeper answers a
@@ -31,7 +32,7 @@ func (c *Conn) Batch() *Batch { return &Batch{c: c} }
 
 func (b *Batch) add(s *wire.Step) *Reply {
 	if b.sent {
-		b.err = invalidArg("a request added to a batch already sent")
+		b.err = errs.Invalid("a request added to a batch already sent")
 		return &Reply{}
 	}
 	b.steps = append(b.steps, s)
@@ -62,7 +63,7 @@ func (b *Batch) Multi(ops ...any) *Reply {
 	}
 	s, err := wire.StepMulti(out...)
 	if err != nil {
-		b.err = invalidArg("%v", err)
+		b.err = errs.Invalid("%v", err)
 		return &Reply{}
 	}
 	return b.add(s)
@@ -77,7 +78,7 @@ func (b *Batch) Multi(ops ...any) *Reply {
 // its Reply.
 func (b *Batch) Send(ctx context.Context) error {
 	if b.sent {
-		return invalidArg("a batch is sent once")
+		return errs.Invalid("a batch is sent once")
 	}
 	b.sent = true
 	if err := b.c.usable(); err != nil {
@@ -92,7 +93,7 @@ func (b *Batch) Send(ctx context.Context) error {
 }
 
 // errNotSent is a Reply's error before its batch's Send.
-var errNotSent = invalidArg("a reply of a batch not sent")
+var errNotSent = errs.Invalid("a reply of a batch not sent")
 
 // notSent turns the wire's not-sent error into errNotSent.
 func notSent(err error) error {
@@ -114,7 +115,7 @@ func (r *Reply) step() *wire.Step {
 func (r *Reply) Err() error {
 	s := r.step()
 	if s == nil {
-		return ErrNotStarted
+		return errNotStarted
 	}
 	return notSent(s.Err())
 }
@@ -123,7 +124,7 @@ func (r *Reply) Err() error {
 func (r *Reply) Created() (string, *zk.Stat, error) {
 	s := r.step()
 	if s == nil {
-		return "", nil, ErrNotStarted
+		return "", nil, errNotStarted
 	}
 	p, st, err := s.Created()
 	return p, st, notSent(err)
@@ -133,7 +134,7 @@ func (r *Reply) Created() (string, *zk.Stat, error) {
 func (r *Reply) Data() ([]byte, *zk.Stat, error) {
 	s := r.step()
 	if s == nil {
-		return nil, nil, ErrNotStarted
+		return nil, nil, errNotStarted
 	}
 	data, st, err := s.Got()
 	return data, st, notSent(err)
@@ -144,7 +145,7 @@ func (r *Reply) Data() ([]byte, *zk.Stat, error) {
 func (r *Reply) Results() ([]zk.MultiResponse, error) {
 	s := r.step()
 	if s == nil {
-		return nil, ErrNotStarted
+		return nil, errNotStarted
 	}
 	res, err := s.Results()
 	return res, notSent(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -65,7 +66,7 @@ func New(opts ...Option) (*Client, error) {
 	cfg := config{sessionTimeout: DefaultSessionTimeout, policy: retry.Default()}
 	for _, o := range opts {
 		if o == nil {
-			return nil, invalidArg("nil option")
+			return nil, errs.Invalid("nil option")
 		}
 		o(&cfg)
 	}
@@ -73,7 +74,7 @@ func New(opts ...Option) (*Client, error) {
 		return nil, cfg.errs[0]
 	}
 	if len(cfg.servers) == 0 {
-		return nil, invalidArg("no ZooKeeper servers given")
+		return nil, errs.Invalid("no ZooKeeper servers given")
 	}
 	for _, s := range cfg.servers {
 		if err := checkServer(s); err != nil {
@@ -118,11 +119,11 @@ func (c *Client) Start(ctx context.Context) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return ErrClosed
+		return errClosed
 	}
 	if c.started {
 		c.mu.Unlock()
-		return ErrAlreadyStarted
+		return errAlreadyStarted
 	}
 	c.started = true
 	gen := c.nextGenLocked()
@@ -149,7 +150,7 @@ func (c *Client) Start(ctx context.Context) error {
 		c.awaitUp(ctx)
 		return nil
 	case <-c.closedCh:
-		return ErrClosed
+		return errClosed
 	case <-ctx.Done():
 	case refused = <-sw.fail:
 	}
@@ -196,7 +197,7 @@ const upWithin = 2 * time.Second
 
 // Close ends the session (its ephemeral nodes go with it), closes every
 // subscriber channel and stops every background goroutine. It is idempotent;
-// afterwards every call returns ErrClosed.
+// afterwards every call returns zkrecipes.ErrClosed.
 func (c *Client) Close() error {
 	if c == nil || c.closedCh == nil {
 		return errZeroClient()
@@ -211,7 +212,7 @@ func (c *Client) Close() error {
 	c.markDisconnectedLocked()
 	c.stopExpiryLocked()
 	if c.sess != nil {
-		c.sess.end(ErrClosed)
+		c.sess.end(errClosed)
 	}
 	conn := c.conn
 	c.conn = nil
@@ -302,14 +303,6 @@ func (c *Client) Namespace() string {
 	return c.cfg.namespace
 }
 
-// Logger is the client's logger, for recipes built on it.
-func (c *Client) Logger() *slog.Logger {
-	if c == nil || c.closedCh == nil {
-		return slog.Default()
-	}
-	return c.log
-}
-
 // Conn returns the current connection once it can carry requests
 // (connected, with a session, credentials sent), for requests this package
 // does not wrap or that must not be retried. Paths given to it are not
@@ -369,7 +362,7 @@ func (c *Client) waitUntil(ctx context.Context, ready func() (bool, <-chan struc
 		select {
 		case <-wake:
 		case <-c.closedCh:
-			return ErrClosed
+			return errClosed
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -380,9 +373,9 @@ func (c *Client) waitUntil(ctx context.Context, ready func() (bool, <-chan struc
 func (c *Client) usableLocked() error {
 	switch {
 	case c.closed:
-		return ErrClosed
+		return errClosed
 	case !c.started:
-		return ErrNotStarted
+		return errNotStarted
 	}
 	return nil
 }

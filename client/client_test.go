@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,11 +29,11 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	}
 	for name, opts := range cases {
 		c, err := New(opts...)
-		assert.ErrorIs(t, err, ErrInvalidArgument, name)
+		assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, name)
 		assert.Nil(t, c, name)
 	}
 	_, err := New(WithServers("127.0.0.1:1"), WithNamespace("a//b"))
-	assert.ErrorIs(t, err, ErrInvalidPath)
+	assert.ErrorIs(t, err, zkrecipes.ErrInvalidPath)
 }
 
 func TestCallsBeforeStartAndAfterClose(t *testing.T) {
@@ -42,22 +43,22 @@ func TestCallsBeforeStartAndAfterClose(t *testing.T) {
 	require.NoError(t, err)
 
 	_, err = c.WaitSession(ctx)
-	assert.ErrorIs(t, err, ErrNotStarted)
+	assert.ErrorIs(t, err, zkrecipes.ErrNotStarted)
 	_, _, err = c.Get(ctx, "/a")
-	assert.ErrorIs(t, err, ErrNotStarted)
+	assert.ErrorIs(t, err, zkrecipes.ErrNotStarted)
 	// Bad paths fail before anything else is looked at.
 	_, _, err = c.Get(ctx, "a")
-	assert.ErrorIs(t, err, ErrInvalidPath)
+	assert.ErrorIs(t, err, zkrecipes.ErrInvalidPath)
 
 	require.NoError(t, c.Close())
 	require.NoError(t, c.Close(), "Close is idempotent")
-	assert.ErrorIs(t, c.Start(ctx), ErrClosed)
+	assert.ErrorIs(t, c.Start(ctx), zkrecipes.ErrClosed)
 	_, _, err = c.Get(ctx, "/a")
-	assert.ErrorIs(t, err, ErrClosed)
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed)
 	_, err = c.Create(ctx, "/a", nil, zk.FlagEphemeral)
-	assert.ErrorIs(t, err, ErrClosed)
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed)
 	_, err = c.CreateProtected(ctx, "/a/lock-", nil, zk.FlagEphemeralSequential)
-	assert.ErrorIs(t, err, ErrClosed)
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed)
 	ch, cancel := c.Subscribe()
 	cancel()
 	_, open := <-ch
@@ -80,22 +81,22 @@ func TestStartHonoursContext(t *testing.T) {
 func TestNilClient(t *testing.T) {
 	var c *Client
 	ctx := context.Background()
-	assert.ErrorIs(t, c.Start(ctx), ErrInvalidArgument)
-	assert.ErrorIs(t, c.Close(), ErrInvalidArgument)
+	assert.ErrorIs(t, c.Start(ctx), zkrecipes.ErrInvalidArgument)
+	assert.ErrorIs(t, c.Close(), zkrecipes.ErrInvalidArgument)
 	_, _, err := c.Get(ctx, "/a")
-	assert.ErrorIs(t, err, ErrInvalidArgument)
-	assert.ErrorIs(t, c.Do(ctx, func(context.Context) error { return nil }), ErrInvalidArgument)
+	assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
+	assert.ErrorIs(t, c.Do(ctx, func(context.Context) error { return nil }), zkrecipes.ErrInvalidArgument)
 	_, err = c.WaitSession(ctx)
-	assert.ErrorIs(t, err, ErrInvalidArgument)
+	assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	_, err = c.Conn(ctx)
-	assert.ErrorIs(t, err, ErrInvalidArgument)
+	assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	_, err = c.CreateProtected(ctx, "/a/x", nil, zk.FlagEphemeral)
-	assert.ErrorIs(t, err, ErrInvalidArgument)
+	assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	assert.Equal(t, State(0), c.State())
 	assert.Nil(t, c.Session())
 	assert.Zero(t, c.SessionTimeout())
 	assert.Empty(t, c.Namespace())
-	assert.NotNil(t, c.Logger())
+	assert.NotNil(t, c.logger())
 	ch, cancel := c.Subscribe()
 	cancel()
 	_, open := <-ch
@@ -107,5 +108,5 @@ func TestCreateProtectedNeedsAName(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	_, err = c.CreateProtected(context.Background(), "/", nil, zk.FlagEphemeral)
-	assert.ErrorIs(t, err, ErrInvalidPath)
+	assert.ErrorIs(t, err, zkrecipes.ErrInvalidPath)
 }

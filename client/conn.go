@@ -3,9 +3,10 @@ package client
 import (
 	"context"
 
-	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
-
 	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Conn is one connection of the client, as Client.Conn returns it: raw
@@ -13,7 +14,7 @@ import (
 // never retried. Each returns when its reply comes, the connection is lost
 // (zk.ErrConnectionClosed) or the client closes (zk.ErrClosing); when ctx
 // ends first it returns ctx's error at once, and the request may still
-// take effect. A nil or zero Conn's calls fail with ErrNotStarted.
+// take effect. A nil or zero Conn's calls fail with zkrecipes.ErrNotStarted.
 type Conn struct {
 	t   *wire.Conn
 	acl func(full string) []zk.ACL // the client's ACL for a node it creates
@@ -21,7 +22,7 @@ type Conn struct {
 
 func (c *Conn) usable() error {
 	if c == nil || c.t == nil {
-		return ErrNotStarted
+		return errNotStarted
 	}
 	return nil
 }
@@ -115,7 +116,7 @@ func (c *Conn) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error
 // the client's, in copies.
 func (c *Conn) multiOps(ops []any) ([]any, error) {
 	if len(ops) == 0 {
-		return nil, invalidArg("empty transaction")
+		return nil, errs.Invalid("empty transaction")
 	}
 	out := make([]any, len(ops))
 	for i, op := range ops {
@@ -135,7 +136,7 @@ func (c *Conn) multiOps(ops []any) ([]any, error) {
 			ok = o != nil
 		}
 		if !ok {
-			return nil, invalidArg("unsupported transaction op %T", op)
+			return nil, errs.Invalid("unsupported transaction op %T", op)
 		}
 		out[i] = op
 	}

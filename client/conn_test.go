@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 )
@@ -19,7 +20,7 @@ func TestZeroConn(t *testing.T) {
 	ctx := context.Background()
 	for name, c := range map[string]*client.Conn{"zero": {}, "nil": nil} {
 		notStarted := func(method string, err error) error {
-			if !errors.Is(err, client.ErrNotStarted) {
+			if !errors.Is(err, zkrecipes.ErrNotStarted) {
 				return fmt.Errorf("%s Conn.%s: err = %v, want ErrNotStarted", name, method, err)
 			}
 			return nil

@@ -9,7 +9,9 @@ import (
 	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Dialing: a connection per generation, its credentials, and the redial
@@ -29,7 +31,7 @@ func (c *Client) nextGenLocked() uint64 {
 func (c *Client) dial(gen uint64) error {
 	hosts := &hostList{}
 	if err := hosts.Init(c.cfg.servers); err != nil {
-		return invalidArg("connect to %v: %v", c.cfg.servers, err)
+		return errs.Invalid("connect to %v: %v", c.cfg.servers, err)
 	}
 	ref := &connRef{ready: make(chan struct{})}
 	userDial := c.cfg.dialer
@@ -47,8 +49,9 @@ func (c *Client) dial(gen uint64) error {
 			}
 			return c.watchFirstReply(gen, address, raw), nil
 		},
-		Event:  func(ev zk.Event, zxid int64) { c.onEvent(gen, ref, ev, zxid) },
-		Logger: c.log,
+		Event:   func(ev zk.Event, zxid int64) { c.onEvent(gen, ref, ev, zxid) },
+		Logger:  c.log,
+		Request: c.cfg.hooks.requests(),
 	})
 	return c.install(gen, ref, w)
 }
@@ -63,7 +66,7 @@ func (c *Client) install(gen uint64, ref *connRef, conn *wire.Conn) error {
 	if c.closed || c.gen != gen {
 		c.mu.Unlock()
 		conn.Close()
-		return ErrClosed
+		return errClosed
 	}
 	c.conn = conn
 	ready := c.connReady
@@ -124,7 +127,7 @@ func (c *Client) redial(gen uint64) {
 	var b backoff.BackOff
 	for attempt := 1; ; attempt++ {
 		err := c.dial(gen)
-		if err == nil || errors.Is(err, ErrClosed) {
+		if err == nil || errors.Is(err, zkrecipes.ErrClosed) {
 			return
 		}
 		c.mu.Lock()

@@ -7,7 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 
 	"github.com/cenkalti/backoff/v4"
 
@@ -29,12 +31,12 @@ func (c *Client) Do(ctx context.Context, op func(ctx context.Context) error) err
 		return errZeroClient()
 	}
 	if op == nil {
-		return invalidArg("nil operation")
+		return errs.Invalid("nil operation")
 	}
 	if c.cfg.policy == nil {
 		// A zero Client (not made by New): it has no policy, and never a
 		// connection for op to use.
-		return ErrNotStarted
+		return errNotStarted
 	}
 	var b backoff.BackOff // made on the first failure: the common path allocates nothing
 	var last error        // op's last error, kept in what ends the loop
@@ -56,8 +58,8 @@ func (c *Client) Do(ctx context.Context, op func(ctx context.Context) error) err
 			return err
 		}
 		last = err
-		if c.isClosed() && !errors.Is(err, ErrClosed) {
-			return fmt.Errorf("%w: %w", ErrClosed, err)
+		if c.isClosed() && !errors.Is(err, zkrecipes.ErrClosed) {
+			return fmt.Errorf("%w: %w", errClosed, err)
 		}
 		if !c.retryable(err) {
 			return err
@@ -81,7 +83,7 @@ func (c *Client) Do(ctx context.Context, op func(ctx context.Context) error) err
 			return fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
 		case <-c.closedCh:
 			t.Stop()
-			return fmt.Errorf("%w: %w", ErrClosed, err)
+			return fmt.Errorf("%w: %w", errClosed, err)
 		}
 	}
 }
@@ -95,16 +97,16 @@ func (c *Client) isClosed() bool { return isClosedChan(c.closedCh) }
 // stopped is the error that ends Do's loop before an attempt: the client
 // closed or ctx ended (wrapping op's last error, if any), else nil.
 func (c *Client) stopped(ctx context.Context, last error) error {
-	// Close's contract is that every later call returns ErrClosed: an
+	// Close's contract is that every later call returns zkrecipes.ErrClosed: an
 	// operation must not run (and maybe succeed) on a closed client. Close or
 	// ctx may also end the loop here rather than during Do's sleep (when the
 	// sleep's timer won the race against them): the error must then carry
 	// op's last error all the same.
 	if c.isClosed() {
 		if last != nil {
-			return fmt.Errorf("%w: %w", ErrClosed, last)
+			return fmt.Errorf("%w: %w", errClosed, last)
 		}
-		return ErrClosed
+		return errClosed
 	}
 	if err := ctx.Err(); err != nil {
 		if last != nil {
@@ -153,7 +155,7 @@ func runResult[T any](c *Client, ctx context.Context, fn func(conn *wire.Conn) (
 // given: the connection returns at once when ctx ends (the request goes on
 // and its late reply is dropped), so fn runs on the caller's goroutine, with
 // no goroutine and no copy of its data. A closed client fails it with the
-// connection's zk.ErrClosing, which Do reports as ErrClosed.
+// connection's zk.ErrClosing, which Do reports as zkrecipes.ErrClosed.
 func runOne[T any](c *Client, ctx context.Context, fn func(ctx context.Context, conn *wire.Conn) (T, error)) (T, error) {
 	var out T
 	err := c.Do(ctx, func(ctx context.Context) error {
@@ -181,7 +183,7 @@ var errAbandoned = errors.New("zkrecipes: request abandoned in flight")
 //
 // fn counts in c.wg while it runs, so Close (which closes the connection,
 // and so fails every request in flight at once) waits for it; await returns
-// ErrClosed instead of starting it on a closed client. fn runs on a request
+// zkrecipes.ErrClosed instead of starting it on a closed client. fn runs on a request
 // goroutine of its own; a ctx that can never end runs it on the caller's.
 func await[T any](ctx context.Context, c *Client, fn func() (T, error), orphaned func(T, error)) (T, error) {
 	if ctx.Done() == nil {
@@ -191,7 +193,7 @@ func await[T any](ctx context.Context, c *Client, fn func() (T, error), orphaned
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return zero, ErrClosed
+		return zero, errClosed
 	}
 	c.wg.Add(1) // under c.mu, before Close's Wait: see keepDeleting
 	c.mu.Unlock()

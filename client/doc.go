@@ -34,7 +34,7 @@
 // nodes to a Session, so a lock holder learns when its lock may be gone.
 //
 // Operations take context first, validate their path before any I/O (a
-// *PathError wrapping ErrInvalidPath), put it under the client's namespace and
+// *PathError wrapping zkrecipes.ErrInvalidPath), put it under the client's namespace and
 // run under a retry policy from package retry. CreateProtected is Curator's
 // protected create: the node's name carries a UUID so that a create whose
 // reply was lost is found again rather than made twice. Missing parents are

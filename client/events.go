@@ -1,8 +1,11 @@
 package client
 
 import (
+	"context"
+	"log/slog"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zookeeper/zk"
 )
 
@@ -83,7 +86,7 @@ func (c *Client) setSessionLocked(s *Session) {
 
 func (c *Client) loseLocked() {
 	c.stopExpiryLocked()
-	c.sess.end(ErrSessionLost)
+	c.sess.end(zkrecipes.ErrSessionLost)
 	c.publishLocked(StateLost, c.sess.id)
 	close(c.sessChanged)
 	c.sessChanged = make(chan struct{})
@@ -111,7 +114,11 @@ func (c *Client) publishLocked(s State, sid int64) {
 		}
 	}
 	ev := StateChange{State: s, SessionID: sid, Time: time.Now()}
-	c.log.Info("zookeeper connection state", "state", s.String(), "session", sessionHex(sid))
+	level := slog.LevelDebug
+	if s == StateSuspended || s == StateLost {
+		level = slog.LevelWarn // an operator paged at night wants these
+	}
+	c.log.Log(context.Background(), level, "zookeeper connection state", "state", s.String(), "session", sessionHex(sid))
 	for sub := range c.subs {
 		sub.Push(ev)
 	}

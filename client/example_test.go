@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -30,7 +31,7 @@ func ExampleNew() {
 	fmt.Println("namespace:", c.Namespace())
 
 	_, err = client.New() // no servers
-	fmt.Println("invalid:", errors.Is(err, client.ErrInvalidArgument))
+	fmt.Println("invalid:", errors.Is(err, zkrecipes.ErrInvalidArgument))
 	// Output:
 	// namespace: /myapp
 	// invalid: true
@@ -57,7 +58,7 @@ func ExampleClient_Start() {
 
 	// An ephemeral node lives as long as the session; missing parents are
 	// made as container nodes.
-	p, err := c.CreateWithParents(ctx, "/services/worker-1", []byte("10.0.0.7:8080"), zk.FlagEphemeral)
+	p, err := c.Create(ctx, "/services/worker-1", []byte("10.0.0.7:8080"), zk.FlagEphemeral, client.WithParents())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
 
 	"github.com/go-zookeeper/zk"
 )
-
-// ErrDeletePending is wrapped by the error of a guaranteed delete that could
-// not finish in time: the node is still being deleted in the background.
-var ErrDeletePending = errors.New("zkrecipes: delete continues in the background")
 
 // DeleteGuaranteed deletes the node at path, as Curator's guaranteed delete
 // does, and never waits long for a connection. It first tries within ctx
@@ -28,7 +25,7 @@ var ErrDeletePending = errors.New("zkrecipes: delete continues in the background
 // is made on the next session, which covers a create that the server
 // applied only after the session had changed) or the client closes. A nil
 // sess means: until the node is gone or the client closes. The error
-// returned then wraps ErrDeletePending and the cause. An absent node is
+// returned then wraps zkrecipes.ErrDeletePending and the cause. An absent node is
 // success.
 //
 // A node of a session that has ended (sess is Done: Lost, and the client
@@ -42,7 +39,7 @@ var ErrDeletePending = errors.New("zkrecipes: delete continues in the background
 // has children) is not retried: the error is returned, or, in the
 // background, logged, and DeletesGivenUp counts it. The node then stays
 // until its session ends (an ephemeral one) or someone allowed deletes it.
-// After Close the error wraps ErrClosed.
+// After Close the error wraps zkrecipes.ErrClosed.
 //
 // PendingDeletes counts the deletes still running in the background.
 func (c *Client) DeleteGuaranteed(ctx context.Context, path string, sess *Session) error {
@@ -51,7 +48,7 @@ func (c *Client) DeleteGuaranteed(ctx context.Context, path string, sess *Sessio
 		return err
 	}
 	if c.isClosed() {
-		return ErrClosed
+		return errClosed
 	}
 	ended := sess != nil && sess.ended()
 	if !ended || !isClosedChan(c.Disconnected()) {
@@ -72,7 +69,7 @@ func (c *Client) DeleteGuaranteed(ctx context.Context, path string, sess *Sessio
 	if sess != nil && sess.ended() {
 		return nil // gone with its session
 	}
-	return fmt.Errorf("%w: %s: %w", ErrDeletePending, path, err)
+	return fmt.Errorf("%w: %s: %w", zkrecipes.ErrDeletePending, path, err)
 }
 
 // reconnectWait bounds how long DeleteGuaranteed's first try waits for a
@@ -131,7 +128,7 @@ func (c *Client) abandonWhenCut(ctx context.Context, cancel context.CancelCauseF
 		case <-ctx.Done():
 			return
 		case <-c.closedCh:
-			return // the delete fails with ErrClosed
+			return // the delete fails with errClosed
 		case <-sessDone:
 			cancel(errSessionEnded)
 			return
@@ -194,7 +191,7 @@ func (c *Client) countGivenUp(err error) {
 // mayPass reports whether a failed delete may succeed later: anything but
 // an answer from the server that will not change.
 func mayPass(err error) bool {
-	for _, final := range []error{zk.ErrNoAuth, zk.ErrNotEmpty, zk.ErrBadVersion, zk.ErrBadArguments, ErrInvalidPath, ErrInvalidArgument, ErrClosed} {
+	for _, final := range []error{zk.ErrNoAuth, zk.ErrNotEmpty, zk.ErrBadVersion, zk.ErrBadArguments, zkrecipes.ErrInvalidPath, zkrecipes.ErrInvalidArgument, zkrecipes.ErrClosed} {
 		if errors.Is(err, final) {
 			return false
 		}
@@ -243,7 +240,7 @@ func (c *Client) deleteLoop(what string, sess *Session, op func(conn *wire.Conn)
 		}
 		err := c.tryOnce(op)
 		if err == nil {
-			c.log.Info("pending delete done", "what", what, "attempts", attempt)
+			c.log.Debug("pending delete done", "what", what, "attempts", attempt)
 			return
 		}
 		if !mayPass(err) || lastChance {

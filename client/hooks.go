@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/go-zkrecipes/zkrecipes"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Hooks are the callbacks through which a Client, and every recipe built on
@@ -31,6 +34,13 @@ type Hooks struct {
 	// wait runs under (one that carries a span, say; nil keeps ctx) and a
 	// function the recipe calls exactly once, with the outcome (nil: none).
 	Acquire func(ctx context.Context, a Acquisition) (context.Context, func(AcquireOutcome))
+	// Held is called once for every holding that begins: a lock's node
+	// holding, each lease (AcquireN's n leases are n holdings), a term of
+	// leadership. A reader that joins its handle's read holding begins
+	// none; a Downgrade begins a read holding. Each is followed by exactly
+	// one Released with the same Recipe, Path and Since, so a gauge that
+	// counts one up here and one down there never drifts.
+	Held func(Holding)
 	// Released is called once for every holding that ends: released,
 	// lost, or its term over.
 	Released func(Release)
@@ -38,6 +48,12 @@ type Hooks struct {
 	// publishes, while the cache holds its view's write lock (so that no
 	// read sees a view older than an event): keep it quick.
 	CacheEvent func(CacheEventHook)
+	// Request is called once for every request the client writes to a
+	// server (pings and the session's own auth and set-watches requests
+	// aside), when it has its outcome: its reply came, or its connection
+	// was lost first. It runs on the connection's reader goroutine, ahead
+	// of the reply's delivery: keep it quick.
+	Request func(RequestHook)
 }
 
 // StateHook is one published state.
@@ -63,7 +79,7 @@ type RetryHook struct {
 }
 
 // The recipes' names in Acquisition and Release: a small fixed set, fit for
-// a metric label.
+// a metric label, and what a hook matches on to tell the recipes apart.
 const (
 	RecipeMutex          = "mutex"           // recipes/mutex
 	RecipeReadLock       = "rwlock-read"     // recipes/rwlock, the read side
@@ -98,36 +114,39 @@ type AcquireOutcome struct {
 	Cancelled bool
 }
 
-// ErrBusy is matched by the error of a try that found the holding taken:
-// a TryLock of a held lock (recipes/mutex, recipes/rwlock: ErrLocked), a
-// TryAcquire with no lease free (recipes/semaphore: ErrNoLeases). The
-// hooks report such a wait as OutcomeBusy: the answer a try exists to
-// give, not a failure.
-var ErrBusy = errors.New("zkrecipes: holding is taken")
-
 // The outcomes of a wait (AcquireOutcome.Label): a small fixed set, fit
 // for a metric label.
 const (
 	OutcomeAcquired  = "acquired"  // the holding was granted
-	OutcomeBusy      = "busy"      // a try found it taken (Err matches ErrBusy)
+	OutcomeBusy      = "busy"      // a try found it taken (Err matches zkrecipes.ErrBusy)
 	OutcomeCancelled = "cancelled" // the caller's context ended first
 	OutcomeFailed    = "failed"    // the wait failed otherwise
 )
 
 // Label names how the wait ended, by the one rule both contrib adapters
 // use: OutcomeAcquired when Err is nil, OutcomeBusy when Err matches
-// ErrBusy, OutcomeCancelled when Cancelled is set, OutcomeFailed
+// zkrecipes.ErrBusy, OutcomeCancelled when Cancelled is set, OutcomeFailed
 // otherwise.
 func (o AcquireOutcome) Label() string {
 	switch {
 	case o.Err == nil:
 		return OutcomeAcquired
-	case errors.Is(o.Err, ErrBusy):
+	case errors.Is(o.Err, zkrecipes.ErrBusy):
 		return OutcomeBusy
 	case o.Cancelled:
 		return OutcomeCancelled
 	}
 	return OutcomeFailed
+}
+
+// Holding is a holding that began.
+type Holding struct {
+	// Recipe is one of the Recipe constants.
+	Recipe string
+	// Path is the recipe's path (see Acquisition.Path).
+	Path string
+	// Since is when it began: its Release has the same Since.
+	Since time.Time
 }
 
 // Release is a holding that ended.
@@ -136,6 +155,8 @@ type Release struct {
 	Recipe string
 	// Path is the recipe's path (see Acquisition.Path).
 	Path string
+	// Since is when it began (the Since of its Holding).
+	Since time.Time
 	// Held is how long it was held.
 	Held time.Duration
 	// Lost is true when the holding ended because it may be gone (the
@@ -158,28 +179,27 @@ type CacheEventHook struct {
 func WithHooks(h *Hooks) Option {
 	return func(c *config) {
 		if h == nil {
-			c.errs = append(c.errs, invalidArg("nil hooks"))
+			c.errs = append(c.errs, errs.Invalid("nil hooks"))
 			return
 		}
 		c.hooks = h
 	}
 }
 
-// Hooks returns the hooks given with WithHooks, or nil: for recipes, which
-// report through them.
-func (c *Client) Hooks() *Hooks {
+// hooks returns the hooks given with WithHooks, or nil.
+func (c *Client) hooks() *Hooks {
 	if c == nil || c.closedCh == nil {
 		return nil
 	}
 	return c.cfg.hooks
 }
 
-// StartAcquire reports the start of a wait for a holding (see
+// startAcquire reports the start of a wait for a holding (see
 // Hooks.Acquire) and returns the context to wait under and the function to
 // call once with the outcome. Without an Acquire hook, or with an empty
 // recipe (a holding that is not reported), it returns ctx and a function
 // that does nothing, without allocating.
-func (h *Hooks) StartAcquire(ctx context.Context, recipe, path string) (context.Context, func(error)) {
+func (h *Hooks) startAcquire(ctx context.Context, recipe, path string) (context.Context, func(error)) {
 	if h == nil || h.Acquire == nil || recipe == "" {
 		return ctx, noOutcome
 	}
@@ -198,18 +218,27 @@ func (h *Hooks) StartAcquire(ctx context.Context, recipe, path string) (context.
 
 func noOutcome(error) {}
 
-// Release reports a holding that ended (see Hooks.Released); nothing
-// without a Released hook or with an empty recipe.
-func (h *Hooks) Release(recipe, path string, held time.Duration, lost bool) {
+// held reports a holding that began at since (see Hooks.Held); nothing
+// without a Held hook or with an empty recipe.
+func (h *Hooks) held(recipe, path string, since time.Time) {
+	if h == nil || h.Held == nil || recipe == "" {
+		return
+	}
+	h.Held(Holding{Recipe: recipe, Path: path, Since: since})
+}
+
+// release reports a holding that began at since and ended now (see
+// Hooks.Released); nothing without a Released hook or with an empty recipe.
+func (h *Hooks) release(recipe, path string, since time.Time, lost bool) {
 	if h == nil || h.Released == nil || recipe == "" {
 		return
 	}
-	h.Released(Release{Recipe: recipe, Path: path, Held: held, Lost: lost})
+	h.Released(Release{Recipe: recipe, Path: path, Since: since, Held: time.Since(since), Lost: lost})
 }
 
-// Cache reports a cache's event (see Hooks.CacheEvent); nothing without a
+// cache reports a cache's event (see Hooks.CacheEvent); nothing without a
 // CacheEvent hook.
-func (h *Hooks) Cache(root, typ string) {
+func (h *Hooks) cache(root, typ string) {
 	if h == nil || h.CacheEvent == nil {
 		return
 	}

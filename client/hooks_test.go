@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/go-zkrecipes/zkrecipes"
 )
 
 // TestHooksNil: a nil *Hooks and one without the callback do nothing and
@@ -12,16 +14,20 @@ import (
 func TestHooksNil(t *testing.T) {
 	ctx := context.Background()
 	for _, h := range []*Hooks{nil, {}} {
-		got, done := h.StartAcquire(ctx, RecipeMutex, "/a")
+		got, done := h.startAcquire(ctx, RecipeMutex, "/a")
 		if got != ctx {
 			t.Error("StartAcquire changed the context without a hook")
 		}
 		done(nil)
-		h.Release(RecipeMutex, "/a", time.Second, true)
-		h.Cache("/a", "NODE_CREATED")
+		h.held(RecipeMutex, "/a", time.Now())
+		h.release(RecipeMutex, "/a", time.Now(), true)
+		h.cache("/a", "NODE_CREATED")
+		if h.requests() != nil {
+			t.Error("a connection callback without a Request hook")
+		}
 	}
-	if _, err := New(WithServers("127.0.0.1:1"), WithHooks(nil)); !errors.Is(err, ErrInvalidArgument) {
-		t.Errorf("WithHooks(nil): %v, want ErrInvalidArgument", err)
+	if _, err := New(WithServers("127.0.0.1:1"), WithHooks(nil)); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
+		t.Errorf("WithHooks(nil): %v, want zkrecipes.ErrInvalidArgument", err)
 	}
 }
 
@@ -32,6 +38,7 @@ type ctxKey struct{}
 func TestHooksCalled(t *testing.T) {
 	var acq []Acquisition
 	var outs []AcquireOutcome
+	var helds []Holding
 	var rels []Release
 	var caches []CacheEventHook
 	h := &Hooks{
@@ -39,24 +46,31 @@ func TestHooksCalled(t *testing.T) {
 			acq = append(acq, a)
 			return context.WithValue(ctx, ctxKey{}, "span"), func(o AcquireOutcome) { outs = append(outs, o) }
 		},
+		Held:       func(h Holding) { helds = append(helds, h) },
 		Released:   func(r Release) { rels = append(rels, r) },
 		CacheEvent: func(e CacheEventHook) { caches = append(caches, e) },
 	}
-	ctx, done := h.StartAcquire(context.Background(), RecipeSemaphore, "/s")
+	ctx, done := h.startAcquire(context.Background(), RecipeSemaphore, "/s")
 	if ctx.Value(ctxKey{}) != "span" {
 		t.Error("StartAcquire did not return the hook's context")
 	}
 	time.Sleep(time.Millisecond)
 	done(context.Canceled)
-	h.Release(RecipeLatch, "/l", 3*time.Second, true)
-	h.Cache("/c", "NODE_DELETED")
+	since := time.Now().Add(-3 * time.Second)
+	h.held(RecipeLatch, "/l", since)
+	h.release(RecipeLatch, "/l", since, true)
+	h.cache("/c", "NODE_DELETED")
 	if len(acq) != 1 || acq[0] != (Acquisition{Recipe: RecipeSemaphore, Path: "/s"}) {
 		t.Errorf("acquisitions %+v", acq)
 	}
 	if len(outs) != 1 || outs[0].Wait <= 0 || !errors.Is(outs[0].Err, context.Canceled) {
 		t.Errorf("outcomes %+v", outs)
 	}
-	if len(rels) != 1 || rels[0] != (Release{Recipe: RecipeLatch, Path: "/l", Held: 3 * time.Second, Lost: true}) {
+	if len(helds) != 1 || helds[0] != (Holding{Recipe: RecipeLatch, Path: "/l", Since: since}) {
+		t.Errorf("holdings %+v", helds)
+	}
+	if len(rels) != 1 || rels[0].Since != since || rels[0].Held < 3*time.Second ||
+		(rels[0] != Release{Recipe: RecipeLatch, Path: "/l", Since: since, Held: rels[0].Held, Lost: true}) {
 		t.Errorf("releases %+v", rels)
 	}
 	if len(caches) != 1 || caches[0] != (CacheEventHook{Root: "/c", Type: "NODE_DELETED"}) {
@@ -71,8 +85,9 @@ func BenchmarkHooksAbsent(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		_, done := h.StartAcquire(ctx, RecipeMutex, "/a")
+		_, done := h.startAcquire(ctx, RecipeMutex, "/a")
 		done(nil)
-		h.Release(RecipeMutex, "/a", 0, false)
+		h.held(RecipeMutex, "/a", time.Time{})
+		h.release(RecipeMutex, "/a", time.Time{}, false)
 	}
 }

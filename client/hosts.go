@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zookeeper/zk"
 )
 
@@ -79,18 +80,18 @@ var _ zk.HostProvider = (*hostList)(nil)
 // checked: that is the dial's business, and may change over time.
 func checkServer(addr string) error {
 	if strings.TrimSpace(addr) == "" {
-		return invalidArg("empty server address")
+		return errs.Invalid("empty server address")
 	}
 	full := zk.FormatServers([]string{addr})[0]
 	host, port, err := net.SplitHostPort(full)
 	if err != nil {
-		return invalidArg("server address %q: %v", addr, err)
+		return errs.Invalid("server address %q: %v", addr, err)
 	}
 	if host == "" {
-		return invalidArg("server address %q: no host", addr)
+		return errs.Invalid("server address %q: no host", addr)
 	}
 	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
-		return invalidArg("server address %q: bad port %q", addr, port)
+		return errs.Invalid("server address %q: bad port %q", addr, port)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -45,9 +46,9 @@ func TestCheckServer(t *testing.T) {
 		assert.NoError(t, checkServer(ok), ok)
 	}
 	for _, bad := range []string{"", "  ", ":2181", "zk:", "zk:abc", "zk:0", "zk:70000", "a:b:c", "::1"} {
-		assert.ErrorIs(t, checkServer(bad), ErrInvalidArgument, bad)
+		assert.ErrorIs(t, checkServer(bad), zkrecipes.ErrInvalidArgument, bad)
 		_, err := New(WithServers("127.0.0.1:2181", bad))
-		assert.ErrorIs(t, err, ErrInvalidArgument, bad)
+		assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, bad)
 	}
 }
 
@@ -69,7 +70,7 @@ func TestStartRetriesUnresolvableName(t *testing.T) {
 	defer cancel()
 	err = c.Start(ctx)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.False(t, errors.Is(err, ErrInvalidArgument), "not a configuration error: %v", err)
+	assert.False(t, errors.Is(err, zkrecipes.ErrInvalidArgument), "not a configuration error: %v", err)
 	require.NoError(t, c.Close())
 	mu.Lock()
 	defer mu.Unlock()

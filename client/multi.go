@@ -6,10 +6,9 @@ import (
 	"slices"
 
 	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 
 	"github.com/go-zookeeper/zk"
-
-	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
 // Multi runs go-zookeeper's multi-operation transaction: every op commits, or
@@ -29,7 +28,7 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 		return nil, errZeroClient()
 	}
 	if len(ops) == 0 {
-		return nil, invalidArg("empty transaction")
+		return nil, errs.Invalid("empty transaction")
 	}
 	abs := make([]any, len(ops))
 	for i, op := range ops {
@@ -78,7 +77,7 @@ func (c *Client) absOp(op any) (any, error) {
 			return copyOp(c, o, func(r *zk.CheckVersionRequest) *string { return &r.Path })
 		}
 	}
-	return nil, invalidArg("unsupported transaction op %T", op)
+	return nil, errs.Invalid("unsupported transaction op %T", op)
 }
 
 // copyOp copies the request *o with its path (the field path points to in
@@ -89,15 +88,6 @@ func copyOp[T any](c *Client, o *T, path func(*T) *string) (*T, error) {
 	full, err := c.abs(*p)
 	*p = full
 	return &cp, err
-}
-
-// RetryPolicy is the policy the client's operations run under; recipes use
-// it for their own retries (a waiter re-queueing after its session was lost).
-func (c *Client) RetryPolicy() retry.Policy {
-	if c == nil || c.cfg.policy == nil {
-		return retry.Default()
-	}
-	return c.cfg.policy
 }
 
 // multiPath names a transaction in an error by its first op's path.

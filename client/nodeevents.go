@@ -51,7 +51,7 @@ func (c *Client) NodeEvents(root string) (<-chan zk.Event, func(), error) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return nil, nil, ErrClosed
+		return nil, nil, errClosed
 	}
 	if c.nodeSubs == nil {
 		c.nodeSubs = make(map[*nodeSub]struct{})

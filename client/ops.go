@@ -177,9 +177,13 @@ func (c *Client) DeleteIfExists(ctx context.Context, path string) error {
 	return err
 }
 
-// Create creates a node with the client's ACL; the parent must exist,
-// except the namespace root, which is made (as a container) when missing.
-// flags are go-zookeeper's (zk.FlagEphemeral, zk.FlagSequence, ...).
+// Create creates a node with the client's ACL; the parent must exist
+// (WithParents makes missing ones), except the namespace root, which is
+// made (as a container) when missing. flags are go-zookeeper's
+// (zk.FlagEphemeral, zk.FlagSequence, ...; with WithTTL, zk.FlagTTL or
+// zk.FlagPersistentSequentialWithTTL). It returns the node's path (with
+// its sequence number), relative to the namespace. Bad flags or options
+// are an error wrapping zkrecipes.ErrInvalidArgument, before any I/O.
 // Retrying a create whose reply was lost may report zk.ErrNodeExists for a
 // node this very call made; CreateProtected has no such ambiguity.
 //
@@ -187,16 +191,25 @@ func (c *Client) DeleteIfExists(ctx context.Context, path string) error {
 // ctx's error, but the request goes on: the node may still be created
 // afterwards (an ephemeral one lives as long as its session), and no one
 // learns of it. CreateProtected finds and deletes such a node.
-func (c *Client) Create(ctx context.Context, path string, data []byte, flags int32) (string, error) {
+func (c *Client) Create(ctx context.Context, path string, data []byte, flags int32, opts ...CreateOption) (string, error) {
+	o, err := createOpts(opts)
+	if err != nil {
+		return "", err
+	}
 	full, err := c.abs(path)
 	if err != nil {
 		return "", err
 	}
-	return c.create(ctx, path, full, data, flags, 0, false)
+	if o.ttl > 0 {
+		if err := checkTTL(flags, o.ttl); err != nil {
+			return "", err
+		}
+	}
+	return c.create(ctx, path, full, data, flags, o.ttl, o.parents)
 }
 
-// create is Create (CreateWithParents when parents is set) of the absolute
-// path full, given as path, and of a TTL node when ttl > 0.
+// create is Create of the absolute path full, given as path, making
+// missing parents when parents is set, and of a TTL node when ttl > 0.
 func (c *Client) create(ctx context.Context, path, full string, data []byte, flags int32, ttl time.Duration, parents bool) (string, error) {
 	data = detach(ctx, data)
 	out, err := runResult(c, ctx, func(conn *wire.Conn) (string, error) {
@@ -225,18 +238,6 @@ func (c *Client) create(ctx context.Context, path, full string, data []byte, fla
 // of the client's namespace root.
 func (c *Client) underNamespaceRoot(full string) bool {
 	return c.cfg.namespace != "" && full != c.cfg.namespace && parentOf(full) == c.cfg.namespace
-}
-
-// CreateWithParents is Create that first makes any missing ancestor as a
-// container node, which the server deletes again once it has had children and
-// has none left. As with Create, a call abandoned because ctx ended may still
-// create the node (and its parents) afterwards.
-func (c *Client) CreateWithParents(ctx context.Context, path string, data []byte, flags int32) (string, error) {
-	full, err := c.abs(path)
-	if err != nil {
-		return "", err
-	}
-	return c.create(ctx, path, full, data, flags, 0, true)
 }
 
 // detach copies data that a request may still read after its caller has

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
@@ -53,7 +54,7 @@ func WithServers(addrs ...string) Option {
 func WithSessionTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if d <= 0 {
-			c.errs = append(c.errs, invalidArg("session timeout must be positive, got %v", d))
+			c.errs = append(c.errs, errs.Invalid("session timeout must be positive, got %v", d))
 			return
 		}
 		c.sessionTimeout = d
@@ -64,7 +65,7 @@ func WithSessionTimeout(d time.Duration) Option {
 func WithRetryPolicy(p retry.Policy) Option {
 	return func(c *config) {
 		if p == nil {
-			c.errs = append(c.errs, invalidArg("nil retry policy"))
+			c.errs = append(c.errs, errs.Invalid("nil retry policy"))
 			return
 		}
 		c.policy = p
@@ -100,7 +101,7 @@ func WithNamespace(ns string) Option {
 func WithDigestAuth(user, password string) Option {
 	return func(c *config) {
 		if user == "" {
-			c.errs = append(c.errs, invalidArg("digest auth needs a user name"))
+			c.errs = append(c.errs, errs.Invalid("digest auth needs a user name"))
 			return
 		}
 		c.auth = append(c.auth, authEntry{scheme: "digest", auth: []byte(user + ":" + password)})
@@ -116,7 +117,7 @@ func WithDigestAuth(user, password string) Option {
 func WithACL(acl ...zk.ACL) Option {
 	return func(c *config) {
 		if len(acl) == 0 {
-			c.errs = append(c.errs, invalidArg("empty ACL"))
+			c.errs = append(c.errs, errs.Invalid("empty ACL"))
 			return
 		}
 		c.acl = append([]zk.ACL(nil), acl...)
@@ -127,7 +128,7 @@ func WithACL(acl ...zk.ACL) Option {
 func WithDialer(d Dialer) Option {
 	return func(c *config) {
 		if d == nil {
-			c.errs = append(c.errs, invalidArg("nil dialer"))
+			c.errs = append(c.errs, errs.Invalid("nil dialer"))
 			return
 		}
 		c.dialer = d
@@ -157,19 +158,23 @@ func WithDialer(d Dialer) Option {
 func WithTLS(cfg *tls.Config) Option {
 	return func(c *config) {
 		if cfg == nil {
-			c.errs = append(c.errs, invalidArg("nil TLS config"))
+			c.errs = append(c.errs, errs.Invalid("nil TLS config"))
 			return
 		}
 		c.tls = cfg.Clone()
 	}
 }
 
-// WithLogger sets the logger (default slog.Default()). State transitions are
-// logged at Info, the connection's own dial and handshake failures at Debug.
+// WithLogger sets the logger of the client and of every recipe built on it
+// (default slog.Default()). Nothing is logged at Info: Suspended and Lost
+// are logged at Warn, with what else an operator must see (a node left for
+// its session to remove, a failure that will not pass); Connected,
+// Reconnected, retries and the connection's own dial and handshake failures
+// at Debug. A recipe's lines carry the attributes recipe and path.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) {
 		if l == nil {
-			c.errs = append(c.errs, invalidArg("nil logger"))
+			c.errs = append(c.errs, errs.Invalid("nil logger"))
 			return
 		}
 		c.logger = l

@@ -6,7 +6,7 @@ import (
 )
 
 // ValidatePath reports whether p is a path ZooKeeper accepts and this package
-// allows. It returns a *PathError (wrapping ErrInvalidPath) for: an empty path,
+// allows. It returns a *PathError (wrapping zkrecipes.ErrInvalidPath) for: an empty path,
 // no leading '/', a trailing '/' (other than the root itself), an empty segment
 // ("//"), "." or ".." segments, invalid UTF-8, NUL, control or other
 // characters ZooKeeper forbids, and anything under the reserved /zookeeper tree.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +41,7 @@ func TestValidatePathRejects(t *testing.T) {
 	for p, reason := range cases {
 		err := ValidatePath(p)
 		require.Error(t, err, "%q", p)
-		assert.True(t, errors.Is(err, ErrInvalidPath), "%q: %v", p, err)
+		assert.True(t, errors.Is(err, zkrecipes.ErrInvalidPath), "%q: %v", p, err)
 		var pe *PathError
 		require.True(t, errors.As(err, &pe), "%q", p)
 		assert.Equal(t, p, pe.Path)
@@ -56,7 +57,7 @@ func TestNormalizeNamespace(t *testing.T) {
 	}
 	for _, bad := range []string{"app/", "a//b", "zookeeper", "/zookeeper/x", "a/../b"} {
 		_, err := normalizeNamespace(bad)
-		assert.ErrorIs(t, err, ErrInvalidPath, bad)
+		assert.ErrorIs(t, err, zkrecipes.ErrInvalidPath, bad)
 	}
 }
 
@@ -77,8 +78,8 @@ func FuzzValidatePath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, p string) {
 		err := ValidatePath(p)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidPath) {
-				t.Fatalf("%q: error %v does not wrap ErrInvalidPath", p, err)
+			if !errors.Is(err, zkrecipes.ErrInvalidPath) {
+				t.Fatalf("%q: error %v does not wrap zkrecipes.ErrInvalidPath", p, err)
 			}
 			return
 		}

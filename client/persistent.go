@@ -72,7 +72,7 @@ func (c *Client) AddWatch(ctx context.Context, path string, recursive bool) (*Pe
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	if c.persist == nil {
 		c.persist = make(map[*PersistentWatch]struct{})

@@ -32,7 +32,12 @@ type ProtectedNode struct {
 // CreateProtected creates a node under path's parent named, as Curator names
 // it, "_c_" + a fresh UUID + "-" + path's last segment (plus ZooKeeper's
 // sequence number when flags include zk.FlagSequence). Missing parents are
-// made as containers.
+// always made as containers (WithParents changes nothing); WithTTL makes a
+// TTL node (see Create for its flags). Bad flags or options are an error
+// wrapping zkrecipes.ErrInvalidArgument, before any I/O. It returns the
+// node's path with the session it was created in, which a guaranteed
+// delete needs and which a plain path cannot carry: hence a method of its
+// own rather than an option of Create.
 //
 // When a create's outcome is unknown (the connection was lost after the
 // request was sent), it lists the parent and looks for its own UUID: a node
@@ -47,13 +52,22 @@ type ProtectedNode struct {
 // whose create may have succeeded unseen, retrying in the background while
 // the connection is down (see DeleteGuaranteed). CreateProtected waits for
 // that cleanup only briefly (2 s) past the end of ctx.
-func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, flags int32) (ProtectedNode, error) {
-	node, _, err := c.createProtected(ctx, path, data, flags, 0, "")
+func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, flags int32, opts ...CreateOption) (ProtectedNode, error) {
+	o, err := createOpts(opts)
+	if err != nil {
+		return ProtectedNode{}, err
+	}
+	if o.ttl > 0 {
+		if _, err := c.absTTL(path, flags, o.ttl); err != nil {
+			return ProtectedNode{}, err
+		}
+	}
+	node, _, err := c.createProtected(ctx, path, data, flags, o.ttl, "")
 	return node, err
 }
 
-// createProtected is CreateProtected, of a TTL node when ttl > 0 (see
-// CreateProtectedTTL, which validates flags and ttl), that, when replace
+// createProtected is CreateProtected, of a TTL node when ttl > 0 (the
+// caller validated flags and ttl), that, when replace
 // (an absolute path) is set, deletes that node in the same transaction as
 // the create (see ReplaceProtected). replaced reports that a transaction
 // that did both committed; when false, replace may still exist.
@@ -152,7 +166,7 @@ type protectedStep struct {
 	parent, tag, target string
 	data                []byte
 	flags               int32
-	ttl                 time.Duration // > 0: a TTL node (CreateProtectedTTL)
+	ttl                 time.Duration // > 0: a TTL node (CreateProtected WithTTL)
 	ephemeral           bool
 	sess                *Session
 	search              bool   // an earlier attempt's create may have succeeded unseen

@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"errors"
+
+	"github.com/go-zkrecipes/zkrecipes"
 )
 
 // ReplaceProtected deletes the node old and creates a protected node as
@@ -43,7 +45,7 @@ func (c *Client) deleteReplaced(ctx context.Context, old ProtectedNode) {
 	if isClosedChan(c.Disconnected()) {
 		cancel() // no connection: straight to the background
 	}
-	if err := c.DeleteGuaranteed(dctx, old.Path, old.Session); err != nil && !errors.Is(err, ErrDeletePending) {
+	if err := c.DeleteGuaranteed(dctx, old.Path, old.Session); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
 		c.log.Warn("could not delete a replaced node; it goes with its session", "path", old.Path, "err", err)
 	}
 }

@@ -24,7 +24,7 @@ func (s *Session) ID() int64 { return s.id }
 // Done is closed when the session has ended.
 func (s *Session) Done() <-chan struct{} { return s.done }
 
-// Err is nil while the session lives; afterwards ErrSessionLost or ErrClosed.
+// Err is nil while the session lives; afterwards zkrecipes.ErrSessionLost or zkrecipes.ErrClosed.
 func (s *Session) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

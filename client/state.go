@@ -1,8 +1,9 @@
 package client
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/enum"
 )
 
 // State is the client's view of its ZooKeeper connection, as Curator names it.
@@ -25,17 +26,7 @@ const (
 
 // String is the state's name, as Curator spells it ("Suspended", ...).
 func (s State) String() string {
-	switch s {
-	case StateConnected:
-		return "Connected"
-	case StateSuspended:
-		return "Suspended"
-	case StateReconnected:
-		return "Reconnected"
-	case StateLost:
-		return "Lost"
-	}
-	return fmt.Sprintf("State(%d)", int(s))
+	return enum.Name(s, StateConnected, "State", "Connected", "Suspended", "Reconnected", "Lost")
 }
 
 // StateChange is one transition, as delivered to subscribers.

@@ -27,7 +27,7 @@ import (
 //
 // The callers of one server watch all receive from go-zookeeper's own
 // channel (C), which delivers the event to one of them and then closes;
-// Resolve gives each of them the event. So the event reaches a waiter with
+// resolve gives each of them the event. So the event reaches a waiter with
 // no goroutine in between. A server watch whose last caller gave up before
 // it fired has a goroutine that waits for its event, to forget it then.
 type Watch struct {
@@ -40,25 +40,25 @@ type Watch struct {
 	gaveUp  bool          // Stop was called
 }
 
-// C returns the channel that the watch's event comes on. It is shared by
+// raw returns the channel that the watch's event comes on. It is shared by
 // every Watch on the same server watch: it delivers the event to one
 // receiver and then closes, so every receive from it must go through
-// Resolve, which returns the event to all of them. A nil or zero Watch's
+// resolve, which returns the event to all of them. A nil or zero Watch's
 // is nil.
-func (w *Watch) C() <-chan zk.Event {
+func (w *Watch) raw() <-chan zk.Event {
 	if w == nil || w.sh == nil {
 		return nil
 	}
 	return w.sh.raw
 }
 
-// Resolve returns the watch's event, given what a receive from C returned
+// resolve returns the watch's event, given what a receive from C returned
 // (the value and whether it was one): the event itself for the receiver
 // that got it, and for the others (whose receive found C closed), the same
 // event once that receiver has passed it on, which it does at once. It
 // also forgets the fired server watch. Call it only with a receive's
 // result.
-func (w *Watch) Resolve(ev zk.Event, ok bool) zk.Event {
+func (w *Watch) resolve(ev zk.Event, ok bool) zk.Event {
 	sh := w.sh
 	if ok {
 		w.set.fire(sh, ev)
@@ -70,7 +70,7 @@ func (w *Watch) Resolve(ev zk.Event, ok bool) zk.Event {
 
 // Events returns a channel that gets the watch's one event and is then
 // closed, or gets nothing once Stop was called. It costs a goroutine per
-// Watch until the event comes or Stop; C with Resolve does not.
+// Watch until the event comes or Stop; the recipes' own receive (through internal/access) does not.
 func (w *Watch) Events() <-chan zk.Event {
 	if w == nil || w.sh == nil {
 		return nil
@@ -92,7 +92,7 @@ func (w *Watch) deliver(stopped <-chan struct{}) {
 	var ev zk.Event
 	select {
 	case v, ok := <-w.sh.raw:
-		ev = w.Resolve(v, ok)
+		ev = w.resolve(v, ok)
 	case <-stopped:
 		return
 	}

@@ -37,8 +37,8 @@ func TestWatchFansOut(t *testing.T) {
 	got := make(chan zk.Event, 2)
 	for _, w := range []*Watch{a, b} {
 		go func() {
-			ev, ok := <-w.C()
-			got <- w.Resolve(ev, ok)
+			ev, ok := <-w.raw()
+			got <- w.resolve(ev, ok)
 		}()
 	}
 	for range 2 {

@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"go.uber.org/goleak"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 )
@@ -27,7 +28,7 @@ func TestZeroClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	typed := func(method string, err error) error {
-		for _, want := range []error{client.ErrInvalidArgument, client.ErrNotStarted, client.ErrClosed} {
+		for _, want := range []error{zkrecipes.ErrInvalidArgument, zkrecipes.ErrNotStarted, zkrecipes.ErrClosed} {
 			if errors.Is(err, want) {
 				return nil
 			}
@@ -113,7 +114,7 @@ func TestZeroClient(t *testing.T) {
 		"DeleteIfExists": func() error { return typed("DeleteIfExists", c.DeleteIfExists(ctx, "/x")) },
 		"Create":         func() error { _, err := c.Create(ctx, "/x", nil, 0); return typed("Create", err) },
 		"CreateWithParents": func() error {
-			_, err := c.CreateWithParents(ctx, "/x/y", nil, 0)
+			_, err := c.Create(ctx, "/x/y", nil, 0, client.WithParents())
 			return typed("CreateWithParents", err)
 		},
 		"CreateProtected": func() error {
@@ -121,15 +122,15 @@ func TestZeroClient(t *testing.T) {
 			return typed("CreateProtected", err)
 		},
 		"CreateTTL": func() error {
-			_, err := c.CreateTTL(ctx, "/x", nil, zk.FlagTTL, time.Second)
+			_, err := c.Create(ctx, "/x", nil, zk.FlagTTL, client.WithTTL(time.Second))
 			return typed("CreateTTL", err)
 		},
 		"CreateTTLWithParents": func() error {
-			_, err := c.CreateTTLWithParents(ctx, "/x/y", nil, zk.FlagTTL, time.Second)
+			_, err := c.Create(ctx, "/x/y", nil, zk.FlagTTL, client.WithTTL(time.Second), client.WithParents())
 			return typed("CreateTTLWithParents", err)
 		},
 		"CreateProtectedTTL": func() error {
-			_, err := c.CreateProtectedTTL(ctx, "/x/n", nil, zk.FlagTTL, time.Second)
+			_, err := c.CreateProtected(ctx, "/x/n", nil, zk.FlagTTL, client.WithTTL(time.Second))
 			return typed("CreateProtectedTTL", err)
 		},
 		"ReplaceProtected": func() error {
@@ -179,18 +180,6 @@ func TestZeroClient(t *testing.T) {
 			}
 			return nil
 		},
-		"Logger": func() error {
-			if c.Logger() == nil {
-				return fmt.Errorf("zero Client.Logger: nil (a recipe logging through it would panic)")
-			}
-			return nil
-		},
-		"RetryPolicy": func() error {
-			if c.RetryPolicy() == nil {
-				return fmt.Errorf("zero Client.RetryPolicy: nil")
-			}
-			return nil
-		},
 		"Disconnected": func() error {
 			select {
 			case <-c.Disconnected():
@@ -198,12 +187,6 @@ func TestZeroClient(t *testing.T) {
 			default:
 				return fmt.Errorf("zero Client.Disconnected: channel not closed")
 			}
-		},
-		"Hooks": func() error {
-			if c.Hooks() != nil {
-				return fmt.Errorf("zero Client.Hooks: not nil")
-			}
-			return nil
 		},
 		"NodeEvents": func() error {
 			ch, cancel, err := c.NodeEvents("/")

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // chaosSeed is CHAOS_SEED when set (to rerun a scenario), else a fresh seed.
@@ -26,14 +26,14 @@ func chaosSeed(t *testing.T) uint64 {
 // chaosCluster is the cluster of the chaos tests: their own, since they
 // stop, kill and pause servers. CHAOS_SERVERS sets its size (default 1;
 // the soak command, cmd/zkchaos, runs them on three).
-func chaosCluster(t *testing.T) *zkharness.Cluster {
+func chaosCluster(t *testing.T) *zktest.Cluster {
 	n := 1
 	if s := os.Getenv("CHAOS_SERVERS"); s != "" {
 		var err error
 		n, err = strconv.Atoi(s)
 		require.NoError(t, err, "CHAOS_SERVERS")
 	}
-	return zkharness.ForTest(t, zkharness.WithServers(n))
+	return zktest.ForTest(t, zktest.WithServers(n))
 }
 
 // runChaos fills in what every chaos test shares (seed, cluster,

@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -19,7 +20,7 @@ func TestConnBatch(t *testing.T) {
 	ns := namespace(t)
 	c := connect(t, clientOpts{ns: ns})
 	ctx := ctxT(t, 30*time.Second)
-	_, err := c.CreateWithParents(ctx, "/b/x", nil, 0)
+	_, err := c.Create(ctx, "/b/x", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	conn, err := c.Conn(ctx)
 	require.NoError(t, err)
@@ -29,7 +30,7 @@ func TestConnBatch(t *testing.T) {
 	missing := b.Get(ns + "/b/none")
 	tx := b.Multi(&zk.CheckVersionRequest{Path: ns + "/b/seq-0000000001", Version: 0}, &zk.DeleteRequest{Path: ns + "/b/x", Version: -1})
 	gone := b.Delete(ns+"/b/x", -1)
-	require.ErrorIs(t, made.Err(), client.ErrInvalidArgument, "a reply read before Send")
+	require.ErrorIs(t, made.Err(), zkrecipes.ErrInvalidArgument, "a reply read before Send")
 	require.NoError(t, b.Send(ctx))
 	p, st, err := made.Created()
 	require.NoError(t, err)
@@ -43,13 +44,13 @@ func TestConnBatch(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res, 2)
 	require.ErrorIs(t, gone.Err(), zk.ErrNoNode, "the transaction before it deleted the node")
-	require.ErrorIs(t, b.Send(ctx), client.ErrInvalidArgument, "a second Send")
+	require.ErrorIs(t, b.Send(ctx), zkrecipes.ErrInvalidArgument, "a second Send")
 
 	bad := conn.Batch()
 	r := bad.Create(ns+"/b/never", nil, 0)
 	bad.Multi("not an op")
-	require.ErrorIs(t, bad.Send(ctx), client.ErrInvalidArgument)
-	require.ErrorIs(t, r.Err(), client.ErrInvalidArgument)
+	require.ErrorIs(t, bad.Send(ctx), zkrecipes.ErrInvalidArgument)
+	require.ErrorIs(t, r.Err(), zkrecipes.ErrInvalidArgument)
 	ok, _, err := c.Exists(ctx, "/b/never")
 	require.NoError(t, err)
 	require.False(t, ok, "nothing of a bad batch was sent")

@@ -5,12 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// TestClientContainerParents: parents made by CreateWithParents and
+// TestClientContainerParents: parents made by Create with WithParents and
 // CreateProtected are containers: the server removes one once its last child
 // is deleted, and keeps one that still has a child.
 func TestClientContainerParents(t *testing.T) {
@@ -19,10 +20,10 @@ func TestClientContainerParents(t *testing.T) {
 	c := connect(t, clientOpts{ns: ns})
 	ctx := ctxT(t, 30*time.Second)
 
-	p, err := c.CreateWithParents(ctx, "/a/b/c", []byte("leaf"), 0)
+	p, err := c.Create(ctx, "/a/b/c", []byte("leaf"), 0, client.WithParents())
 	require.NoError(t, err)
 	assert.Equal(t, "/a/b/c", p)
-	_, err = c.CreateWithParents(ctx, "/a/keep", nil, 0)
+	_, err = c.Create(ctx, "/a/keep", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	node, err := c.CreateProtected(ctx, "/x/y/lock-", nil, zk.FlagEphemeralSequential)
 	require.NoError(t, err)
@@ -58,6 +59,6 @@ func TestClientContainerParents(t *testing.T) {
 	assert.Equal(t, []string{"keep"}, kids)
 
 	// A create under a reaped parent makes it again.
-	_, err = c.CreateWithParents(ctx, "/a/b/again", nil, 0)
+	_, err = c.Create(ctx, "/a/b/again", nil, 0, client.WithParents())
 	require.NoError(t, err)
 }

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
-
-	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
 // TestClientCtxEndsRequestInFlight: a request that will never be answered
@@ -27,7 +27,7 @@ func TestClientCtxEndsRequestInFlight(t *testing.T) {
 	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: 20 * time.Second})
 	sid := c.Session().ID()
-	_, err := c.CreateWithParents(ctx, "/n/kid", []byte("kid"), 0)
+	_, err := c.Create(ctx, "/n/kid", []byte("kid"), 0, client.WithParents())
 	require.NoError(t, err)
 	_, err = c.Create(ctx, "/p", nil, 0)
 	require.NoError(t, err)
@@ -88,7 +88,7 @@ func TestClientCtxEndsRequestInFlight(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, node.Path)
 	require.NoError(t, c.Close())
-	require.ErrorIs(t, c.Delete(ctx, node.Path, -1), client.ErrClosed)
+	require.ErrorIs(t, c.Delete(ctx, node.Path, -1), zkrecipes.ErrClosed)
 }
 
 // clCtxPrompt bounds how long after its context ends a call with a request

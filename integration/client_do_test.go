@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -131,7 +132,7 @@ func TestClientDoRetries(t *testing.T) {
 				_ = c.Close()
 				return zk.ErrConnectionClosed
 			})
-			require.ErrorIs(t, err, client.ErrClosed, "round %d", round)
+			require.ErrorIs(t, err, zkrecipes.ErrClosed, "round %d", round)
 			require.ErrorIs(t, err, zk.ErrConnectionClosed, "round %d: the last error was dropped", round)
 			require.EqualValues(t, 1, calls.Load(), "round %d", round)
 		}
@@ -157,7 +158,7 @@ func TestClientDoRetries(t *testing.T) {
 	})
 
 	t.Run("invalid operation", func(t *testing.T) {
-		assert.ErrorIs(t, patient.Do(ctx, nil), client.ErrInvalidArgument)
+		assert.ErrorIs(t, patient.Do(ctx, nil), zkrecipes.ErrInvalidArgument)
 	})
 
 	t.Run("Close ends the loop", func(t *testing.T) {
@@ -180,7 +181,7 @@ func TestClientDoRetries(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("Do kept going after Close")
 		}
-		assert.ErrorIs(t, err, client.ErrClosed)
+		assert.ErrorIs(t, err, zkrecipes.ErrClosed)
 		assert.ErrorIs(t, err, zk.ErrConnectionClosed)
 	})
 }

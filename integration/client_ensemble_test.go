@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/retry"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestClientEnsembleFailover runs a three-server ensemble. Stopping the
@@ -23,7 +23,7 @@ import (
 // node survives both.
 func TestClientEnsembleFailover(t *testing.T) {
 	noLeaks(t)
-	cl := zkharness.ForTest(t, zkharness.WithServers(3))
+	cl := zktest.ForTest(t, zktest.WithServers(3))
 	ns := namespace(t)
 	// Long enough for a whole-ensemble restart; it costs nothing when all goes well.
 	const timeout = 30 * time.Second
@@ -33,7 +33,7 @@ func TestClientEnsembleFailover(t *testing.T) {
 		extra: []client.Option{client.WithRetryPolicy(forever)}})
 	ctx := ctxT(t, 3*time.Minute)
 
-	_, err = c.CreateWithParents(ctx, "/eph", []byte("x"), zk.FlagEphemeral)
+	_, err = c.Create(ctx, "/eph", []byte("x"), zk.FlagEphemeral, client.WithParents())
 	require.NoError(t, err)
 	sess := c.Session()
 	sid := sess.ID()

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // Helpers shared by the client_*_test.go files; their names start with
@@ -89,7 +89,7 @@ func clRequireFlaps(t testing.TB, evs []client.StateChange, sid int64) {
 // clInspect opens a short-lived observer client on cl (no namespace), runs fn
 // with it and closes it: a view of the tree that does not depend on the
 // client under test, nor on any session that a fault may have disturbed.
-func clInspect(t testing.TB, cl *zkharness.Cluster, fn func(ctx context.Context, obs *client.Client)) {
+func clInspect(t testing.TB, cl *zktest.Cluster, fn func(ctx context.Context, obs *client.Client)) {
 	t.Helper()
 	if cl == nil {
 		cl = shared
@@ -105,7 +105,7 @@ func clInspect(t testing.TB, cl *zkharness.Cluster, fn func(ctx context.Context,
 
 // clOwner reports whether the absolute path exists, as seen by a
 // fresh observer, and its ephemeralOwner.
-func clOwner(t testing.TB, cl *zkharness.Cluster, path string) (ok bool, owner int64) {
+func clOwner(t testing.TB, cl *zktest.Cluster, path string) (ok bool, owner int64) {
 	t.Helper()
 	clInspect(t, cl, func(ctx context.Context, obs *client.Client) {
 		found, st, err := obs.Exists(ctx, path)

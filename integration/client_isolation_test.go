@@ -31,10 +31,10 @@ func TestClientNamespaceIsolation(t *testing.T) {
 		data string
 		kid  string
 	}{{a, "from A", "onlyA"}, {b, "from B", "onlyB"}} {
-		p, err := tc.c.CreateWithParents(ctx, "/same", []byte(tc.data), 0)
+		p, err := tc.c.Create(ctx, "/same", []byte(tc.data), 0, client.WithParents())
 		require.NoError(t, err)
 		assert.Equal(t, "/same", p)
-		p, err = tc.c.CreateWithParents(ctx, "/dir/"+tc.kid, nil, 0)
+		p, err = tc.c.Create(ctx, "/dir/"+tc.kid, nil, 0, client.WithParents())
 		require.NoError(t, err)
 		assert.Equal(t, "/dir/"+tc.kid, p)
 		node, err := tc.c.CreateProtected(ctx, "/dir/lock-", nil, zk.FlagEphemeralSequential)
@@ -95,7 +95,7 @@ func TestClientDigestACL(t *testing.T) {
 	// readable only by her.
 	setup := connect(t, clientOpts{ns: ns})
 	ctx := ctxT(t, 30*time.Second)
-	_, err := setup.CreateWithParents(ctx, "/anchor", nil, 0)
+	_, err := setup.Create(ctx, "/anchor", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -109,7 +109,7 @@ func TestClientDigestACL(t *testing.T) {
 	mallory := connect(t, clientOpts{ns: ns, extra: []client.Option{client.WithDigestAuth("alice", "wrong")}})
 	c := connect(t, clientOpts{ns: ns, extra: []client.Option{alice}})
 
-	_, err = a.CreateWithParents(ctx, "/secret/node", []byte("classified"), 0)
+	_, err = a.Create(ctx, "/secret/node", []byte("classified"), 0, client.WithParents())
 	require.NoError(t, err)
 	conn, err := a.Conn(ctx)
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -39,7 +40,7 @@ func TestClientLifecycle(t *testing.T) {
 	first := clExpect(t, events, client.StateConnected, sess.ID(), 5*time.Second)
 	assert.False(t, first.Time.IsZero())
 	assert.Equal(t, client.StateConnected, c.State())
-	assert.ErrorIs(t, c.Start(ctx), client.ErrAlreadyStarted)
+	assert.ErrorIs(t, c.Start(ctx), zkrecipes.ErrAlreadyStarted)
 	ws, err := c.WaitSession(ctx)
 	require.NoError(t, err)
 	assert.Same(t, sess, ws)
@@ -54,7 +55,7 @@ func TestClientLifecycle(t *testing.T) {
 	assert.Equal(t, "hello", string(data))
 	assert.Zero(t, nodeStat.EphemeralOwner)
 
-	p, err = c.CreateWithParents(ctx, "/dir/eph", []byte("e"), zk.FlagEphemeral)
+	p, err = c.Create(ctx, "/dir/eph", []byte("e"), zk.FlagEphemeral, client.WithParents())
 	require.NoError(t, err)
 	assert.Equal(t, "/dir/eph", p)
 	_, st, err := c.Get(ctx, "/dir/eph")
@@ -85,33 +86,33 @@ func TestClientLifecycle(t *testing.T) {
 	assert.False(t, open, "Close closes every subscription")
 
 	require.True(t, closed(sess.Done()), "the session's Done channel is open after Close")
-	assert.ErrorIs(t, sess.Err(), client.ErrClosed)
+	assert.ErrorIs(t, sess.Err(), zkrecipes.ErrClosed)
 
 	// Every call after Close: ErrClosed, and the operation is never run.
 	_, _, err = c.Get(ctx, "/node")
-	assert.ErrorIs(t, err, client.ErrClosed, "Get")
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed, "Get")
 	_, err = c.Create(ctx, "/other", nil, 0)
-	assert.ErrorIs(t, err, client.ErrClosed, "Create")
-	_, err = c.CreateWithParents(ctx, "/x/y", nil, 0)
-	assert.ErrorIs(t, err, client.ErrClosed, "CreateWithParents")
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed, "Create")
+	_, err = c.Create(ctx, "/x/y", nil, 0, client.WithParents())
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed, "Create WithParents")
 	_, err = c.CreateProtected(ctx, "/p/lock-", nil, zk.FlagEphemeralSequential)
-	assert.ErrorIs(t, err, client.ErrClosed, "CreateProtected")
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed, "CreateProtected")
 	_, _, err = c.Children(ctx, "/")
-	assert.ErrorIs(t, err, client.ErrClosed, "Children")
-	assert.ErrorIs(t, c.Delete(ctx, "/node", -1), client.ErrClosed, "Delete")
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed, "Children")
+	assert.ErrorIs(t, c.Delete(ctx, "/node", -1), zkrecipes.ErrClosed, "Delete")
 	_, err = c.Set(ctx, "/node", nil, -1)
-	assert.ErrorIs(t, err, client.ErrClosed, "Set")
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed, "Set")
 	_, _, err = c.Exists(ctx, "/node")
-	assert.ErrorIs(t, err, client.ErrClosed, "Exists")
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed, "Exists")
 	ran := 0
 	err = c.Do(ctx, func(context.Context) error { ran++; return nil })
-	assert.ErrorIs(t, err, client.ErrClosed, "Do")
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed, "Do")
 	assert.Zero(t, ran, "Do ran its operation on a closed client")
 	_, err = c.WaitSession(ctx)
-	assert.ErrorIs(t, err, client.ErrClosed, "WaitSession")
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed, "WaitSession")
 	_, err = c.Conn(ctx)
-	assert.ErrorIs(t, err, client.ErrClosed, "Conn")
-	assert.ErrorIs(t, c.Start(ctx), client.ErrClosed, "Start")
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed, "Conn")
+	assert.ErrorIs(t, c.Start(ctx), zkrecipes.ErrClosed, "Start")
 	late, lateCancel := c.Subscribe()
 	lateCancel()
 	_, open = <-late

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // Issue 8, point 5: a holder's Lost closes from the server's clock. The
@@ -173,7 +173,7 @@ func clLivenessRound(t *testing.T, T time.Duration) bool {
 func TestClientNegotiatedTimeoutRulesExpiry(t *testing.T) {
 	noLeaks(t)
 	const requested, negotiated = 20 * time.Second, 4 * time.Second
-	cl := zkharness.ForTest(t, zkharness.WithMaxSessionTimeout(negotiated))
+	cl := zktest.ForTest(t, zktest.WithMaxSessionTimeout(negotiated))
 	link := newLink(t)
 	c := connect(t, clientOpts{cluster: cl, link: link, ns: namespace(t), timeout: requested})
 	require.Equal(t, negotiated, c.SessionTimeout(), "SessionTimeout reports the negotiated value")

@@ -4,10 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
-
-	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
 // TestClientNodeEvents: one stream carries the notifications of every watch
@@ -22,7 +21,7 @@ func TestClientNodeEvents(t *testing.T) {
 		require.NoError(t, err)
 	}
 	_, _, err := c.NodeEvents("a")
-	require.ErrorIs(t, err, client.ErrInvalidPath)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidPath)
 
 	events, cancel, err := c.NodeEvents("/a")
 	require.NoError(t, err)
@@ -62,5 +61,5 @@ func TestClientNodeEvents(t *testing.T) {
 
 	require.NoError(t, c.Close())
 	_, _, err = c.NodeEvents("/a")
-	require.ErrorIs(t, err, client.ErrClosed)
+	require.ErrorIs(t, err, zkrecipes.ErrClosed)
 }

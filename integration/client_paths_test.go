@@ -9,8 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // clDataOps are the opcodes of every request a path operation may send.
@@ -68,7 +69,7 @@ func TestClientRejectsBadInput(t *testing.T) {
 		},
 		"Create": func(c *client.Client, p string) error { _, err := c.Create(ctx, p, nil, 0); return err },
 		"CreateWithParents": func(c *client.Client, p string) error {
-			_, err := c.CreateWithParents(ctx, p, nil, 0)
+			_, err := c.Create(ctx, p, nil, 0, client.WithParents())
 			return err
 		},
 		"CreateProtected": func(c *client.Client, p string) error {
@@ -101,7 +102,7 @@ func TestClientRejectsBadInput(t *testing.T) {
 		for opName, op := range ops {
 			for what, p := range badPaths {
 				err := op(c, p)
-				if !assert.ErrorIs(t, err, client.ErrInvalidPath, "%s %s(%q) (%s)", cname, opName, p, what) {
+				if !assert.ErrorIs(t, err, zkrecipes.ErrInvalidPath, "%s %s(%q) (%s)", cname, opName, p, what) {
 					continue
 				}
 				var pe *client.PathError
@@ -116,15 +117,15 @@ func TestClientRejectsBadInput(t *testing.T) {
 
 	// Other bad arguments.
 	_, err := plain.CreateProtected(ctx, "/", nil, zk.FlagEphemeral)
-	assert.ErrorIs(t, err, client.ErrInvalidPath, "a protected node needs a name")
-	assert.ErrorIs(t, plain.Do(ctx, nil), client.ErrInvalidArgument)
+	assert.ErrorIs(t, err, zkrecipes.ErrInvalidPath, "a protected node needs a name")
+	assert.ErrorIs(t, plain.Do(ctx, nil), zkrecipes.ErrInvalidArgument)
 	var nilClient *client.Client
 	_, _, err = nilClient.Get(ctx, "/a")
-	assert.ErrorIs(t, err, client.ErrInvalidArgument)
+	assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	assert.Equal(t, before, clDataRequests(link))
 
 	// The client is unharmed and valid paths work.
-	_, err = plain.CreateWithParents(ctx, "/ok/fine", []byte("y"), 0)
+	_, err = plain.Create(ctx, "/ok/fine", []byte("y"), 0, client.WithParents())
 	require.NoError(t, err)
 	data, _, err := plain.Get(ctx, "/ok/fine")
 	require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -86,12 +87,12 @@ func TestClientPersistentWatchNode(t *testing.T) {
 	noLeaks(t)
 	c := connect(t, clientOpts{ns: namespace(t)})
 	ctx := ctxT(t, 30*time.Second)
-	_, err := c.CreateWithParents(ctx, "/node", nil, 0)
+	_, err := c.Create(ctx, "/node", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	w, err := c.AddWatch(ctx, "/node", false)
 	require.NoError(t, err)
 	_, err = c.AddWatch(ctx, "/node", true)
-	require.ErrorIs(t, err, client.ErrInvalidPath, "a second watch on the path in the other mode")
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidPath, "a second watch on the path in the other mode")
 	for i := range 2 {
 		_, err = c.Set(ctx, "/node", []byte{byte(i)}, -1)
 		require.NoError(t, err)
@@ -141,7 +142,7 @@ func TestClientPersistentWatchAcrossFaults(t *testing.T) {
 	clExpect(t, events, client.StateReconnected, sid, 10*time.Second)
 	ev := pwNext(t, w)
 	require.True(t, ev.Resync, "after a reconnect: %+v", ev)
-	_, err = c.CreateWithParents(ctx, "/tree/a", nil, 0)
+	_, err = c.Create(ctx, "/tree/a", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	pwExpect(t, w, zk.EventNodeCreated, "/tree")
 	pwExpect(t, w, zk.EventNodeCreated, "/tree/a")

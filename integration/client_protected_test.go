@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/retry"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // clCreates counts the create requests a link carried.
@@ -45,7 +45,7 @@ func TestClientProtectedCreateLostReply(t *testing.T) {
 	link := newLink(t)
 	c := connect(t, clientOpts{ns: ns, link: link})
 	ctx := ctxT(t, 30*time.Second)
-	_, err := c.CreateWithParents(ctx, "/p", nil, 0)
+	_, err := c.Create(ctx, "/p", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	sess := c.Session()
 
@@ -83,7 +83,7 @@ func TestClientProtectedCreateAcrossLostSession(t *testing.T) {
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: timeout,
 		extra: []client.Option{client.WithRetryPolicy(forever)}})
 	ctx := ctxT(t, 60*time.Second)
-	_, err = c.CreateWithParents(ctx, "/p", nil, 0)
+	_, err = c.Create(ctx, "/p", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	old := c.Session()
 	events, cancel := c.Subscribe()

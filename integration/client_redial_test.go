@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
@@ -67,7 +68,7 @@ func TestClientStartWaitsForName(t *testing.T) {
 	err := c.Start(ctx)
 	cancel()
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.False(t, errors.Is(err, client.ErrInvalidArgument), "err: %v", err)
+	require.False(t, errors.Is(err, zkrecipes.ErrInvalidArgument), "err: %v", err)
 	require.NoError(t, c.Close())
 
 	c = newClient()

@@ -9,8 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // TestClientShortCutKeepsSession: a connection cut for less than the session
@@ -24,7 +25,7 @@ func TestClientShortCutKeepsSession(t *testing.T) {
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: timeout})
 	ctx := ctxT(t, 30*time.Second)
 
-	_, err := c.CreateWithParents(ctx, "/eph", []byte("x"), zk.FlagEphemeral)
+	_, err := c.Create(ctx, "/eph", []byte("x"), zk.FlagEphemeral, client.WithParents())
 	require.NoError(t, err)
 	sess := c.Session()
 	events, cancel := c.Subscribe()
@@ -81,7 +82,7 @@ func clLostSession(t *testing.T, fault func(*faultlink.Link)) {
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: timeout})
 	ctx := ctxT(t, 60*time.Second)
 
-	_, err := c.CreateWithParents(ctx, "/eph", nil, zk.FlagEphemeral)
+	_, err := c.Create(ctx, "/eph", nil, zk.FlagEphemeral, client.WithParents())
 	require.NoError(t, err)
 	old := c.Session()
 	ok, owner := clOwner(t, nil, ns+"/eph")
@@ -98,7 +99,7 @@ func clLostSession(t *testing.T, fault func(*faultlink.Link)) {
 	assert.Less(t, elapsed, 3*timeout, "Lost came far too late")
 
 	require.True(t, closed(old.Done()), "the lost session's Done channel is open")
-	assert.ErrorIs(t, old.Err(), client.ErrSessionLost)
+	assert.ErrorIs(t, old.Err(), zkrecipes.ErrSessionLost)
 	assert.Equal(t, client.StateLost, c.State())
 
 	// While the link is down nothing can have a session.
@@ -126,7 +127,7 @@ func clLostSession(t *testing.T, fault func(*faultlink.Link)) {
 		return !ok
 	})
 	// The new session works, and owns what it creates.
-	_, err = c.CreateWithParents(ctx, "/eph", nil, zk.FlagEphemeral)
+	_, err = c.Create(ctx, "/eph", nil, zk.FlagEphemeral, client.WithParents())
 	require.NoError(t, err)
 	_, st, err := c.Get(ctx, "/eph")
 	require.NoError(t, err)

@@ -37,7 +37,7 @@ func clResumeWithWatches(t *testing.T, extra ...client.Option) {
 	c := connect(t, clientOpts{ns: ns, link: link, timeout: 10 * time.Second, extra: extra})
 	obs := connect(t, clientOpts{ns: ns, extra: extra}) // the same credentials: it may write c's nodes
 	ctx := ctxT(t, time.Minute)
-	_, err := c.CreateWithParents(ctx, "/watched", nil, zk.FlagPersistent)
+	_, err := c.Create(ctx, "/watched", nil, zk.FlagPersistent, client.WithParents())
 	require.NoError(t, err)
 	_, _, fired, err := c.GetW(ctx, "/watched")
 	require.NoError(t, err)

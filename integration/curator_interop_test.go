@@ -83,7 +83,7 @@ func interopRun(t *testing.T, kind string, goLocker func(c *client.Client, lockP
 	lockPath, counter, inside := ns+"/lock", ns+"/counter", ns+"/inside"
 	root := connect(t, clientOpts{}) // no namespace: Curator sees absolute paths
 	ctx := ctxT(t, 3*time.Minute)
-	_, err := root.CreateWithParents(ctx, counter, []byte("0"), zk.FlagPersistent)
+	_, err := root.Create(ctx, counter, []byte("0"), zk.FlagPersistent, client.WithParents())
 	require.NoError(t, err)
 
 	const javaIters, goWorkers, goIters = 40, 3, 30
@@ -174,7 +174,7 @@ func TestCuratorInteropReadersVsGoWriters(t *testing.T) {
 	lockPath, counter, inside := ns+"/lock", ns+"/counter", ns+"/inside"
 	root := connect(t, clientOpts{})
 	ctx := ctxT(t, 3*time.Minute)
-	_, err := root.CreateWithParents(ctx, counter, []byte("0"), zk.FlagPersistent)
+	_, err := root.Create(ctx, counter, []byte("0"), zk.FlagPersistent, client.WithParents())
 	require.NoError(t, err)
 	reader := startCurator(t, ctx, lockPath, "read", 60, counter, inside)
 

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 	"github.com/go-zkrecipes/zkrecipes/retry"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestLatchInCluster ports TestLeaderLatch.testInCluster: a three-server
@@ -20,7 +20,7 @@ import (
 // still exactly one leads.
 func TestLatchInCluster(t *testing.T) {
 	noLeaks(t)
-	cl := zkharness.ForTest(t, zkharness.WithServers(3))
+	cl := zktest.ForTest(t, zktest.WithServers(3))
 	ns := namespace(t)
 	ctx := ctxT(t, 3*time.Minute)
 	var ls []*election.Latch
@@ -65,7 +65,7 @@ func TestLatchInCluster(t *testing.T) {
 // the server is back, it is elected exactly once.
 func TestLatchNoServerAtStart(t *testing.T) {
 	noLeaks(t)
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	ns := namespace(t)
 	ctx := ctxT(t, 2*time.Minute)
 	pol, err := retry.UntilElapsed(60*time.Second, 250*time.Millisecond)

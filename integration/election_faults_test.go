@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 )
@@ -68,9 +69,9 @@ func elBrainSplitRounds(t *testing.T, rounds int) {
 		t.Logf("round %d: blackholed at 0; old term cancelled at %v; new term at %v (margin %v)",
 			round, end.at.Sub(cut), r.at.Sub(cut), r.at.Sub(end.at))
 		require.True(t, end.at.Before(r.at), "the old term ended after the new one started")
-		require.ErrorIs(t, term.Err(), election.ErrLost)
+		require.ErrorIs(t, term.Err(), zkrecipes.ErrLost)
 
-		require.Eventually(t, func() bool { return errors.Is(sess.Err(), client.ErrSessionLost) },
+		require.Eventually(t, func() bool { return errors.Is(sess.Err(), zkrecipes.ErrSessionLost) },
 			10*time.Second, pollEvery, "the partitioned client gives its session up")
 		link.Restore()
 		eventually(t, 15*time.Second, "the old latch queues again with a new node", func() bool {
@@ -108,7 +109,7 @@ func TestLatchShortCutKeepsNodeAndToken(t *testing.T) {
 		before := elNodes(t, obs)
 		link.Cut()
 		require.True(t, waitClosed(t1.Done(), 5*time.Second), "the term outlived the suspension")
-		require.ErrorIs(t, t1.Err(), election.ErrLost)
+		require.ErrorIs(t, t1.Err(), zkrecipes.ErrLost)
 		time.Sleep(200 * time.Millisecond)
 		link.Restore()
 		t2 := elAwait(t, l, 10*time.Second)

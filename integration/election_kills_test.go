@@ -10,9 +10,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // elKillSession is the session timeout of the participants whose leader
@@ -187,7 +188,7 @@ func TestRunHundredTermsUnderKills(t *testing.T) {
 	cancel()
 	for k, p := range parts {
 		err := await(t, p.run, 15*time.Second, fmt.Sprint("Run ", k))
-		require.True(t, errors.Is(err, context.Canceled) || errors.Is(err, client.ErrClosed), "Run %d: %v", k, err)
+		require.True(t, errors.Is(err, context.Canceled) || errors.Is(err, zkrecipes.ErrClosed), "Run %d: %v", k, err)
 	}
 	closing.Wait()
 

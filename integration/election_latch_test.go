@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 )
 
@@ -47,12 +48,12 @@ func TestLatchBasic(t *testing.T) {
 			require.Equal(t, j == 0, q.Leader)
 		}
 		require.NoError(t, l.Close(ctx))
-		require.ErrorIs(t, term.Err(), election.ErrClosed)
+		require.ErrorIs(t, term.Err(), zkrecipes.ErrClosed)
 		require.False(t, l.Leading())
 		require.NoError(t, l.Close(ctx), "a second Close is a no-op")
 		_, err = l.Await(ctx)
-		require.ErrorIs(t, err, election.ErrClosed)
-		require.ErrorIs(t, l.Start(ctx), election.ErrClosed)
+		require.ErrorIs(t, err, zkrecipes.ErrClosed)
+		require.ErrorIs(t, l.Start(ctx), zkrecipes.ErrClosed)
 	}
 	require.Empty(t, elNodes(t, obs))
 	_, err := election.Leader(ctx, obs, elPath)
@@ -139,9 +140,9 @@ func TestLatchCorrectWatching(t *testing.T) {
 func TestLatchRelativePath(t *testing.T) {
 	c := connect(t, clientOpts{ns: namespace(t)})
 	_, err := election.NewLatch(c, "parent/child")
-	require.ErrorIs(t, err, election.ErrInvalidPath)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidPath)
 	err = election.Run(ctxT(t, 5*time.Second), c, "parent", func(context.Context, *election.Term) error { return nil })
-	require.ErrorIs(t, err, election.ErrInvalidPath)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidPath)
 }
 
 // TestLatchNodeDeleted: deleting the leader's node under it ends its term
@@ -156,7 +157,7 @@ func TestLatchNodeDeleted(t *testing.T) {
 	term := elAwait(t, l, 10*time.Second)
 	require.NoError(t, obs.Delete(ctx, term.Node(), -1))
 	require.True(t, waitClosed(term.Done(), 10*time.Second), "the term outlived its node")
-	require.ErrorIs(t, term.Err(), election.ErrLost)
+	require.ErrorIs(t, term.Err(), zkrecipes.ErrLost)
 	next := elAwait(t, l, 10*time.Second)
 	require.NotEqual(t, term.Node(), next.Node())
 	require.Greater(t, next.Token(), term.Token())

@@ -8,8 +8,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+	"github.com/go-zkrecipes/zkrecipes"
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // TestLatchPathDeleted ports testGetChildrenHitsNoNode: the election's
@@ -73,7 +75,7 @@ func TestRunKillSessionThenClose(t *testing.T) {
 	bAt := time.Now()
 	require.True(t, waitClosed(end.done, time.Second))
 	require.True(t, end.at.Before(bAt), "a's term ended after b's started")
-	require.ErrorIs(t, ta.Err(), election.ErrLost)
+	require.ErrorIs(t, ta.Err(), zkrecipes.ErrLost)
 	require.Equal(t, "b", tb.ID())
 	acancel()
 	link.Restore()
@@ -100,7 +102,7 @@ func TestRunFlapping(t *testing.T) {
 	link := newLink(t)
 	ac := connect(t, clientOpts{ns: ns, link: link})
 	// Make the path first, so the dropped create is the node's own.
-	_, err := obs.CreateWithParents(ctx, elPath+"/foreign", nil, 0)
+	_, err := obs.Create(ctx, elPath+"/foreign", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	fired := link.DropReplyTo(faultlink.OpCreate, faultlink.OpCreate2)
 	terms := make(chan *election.Term, 10)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 )
 
@@ -116,7 +117,7 @@ func TestLatchCallbackNotifyLeader(t *testing.T) {
 		require.Len(t, nots, want, "latch %d: notLeader calls", i)
 		total += len(nots)
 		require.ErrorIs(t, leads[0].Err(), election.ErrInterrupted, "latch %d: first term", i)
-		require.ErrorIs(t, leads[1].Err(), election.ErrClosed, "latch %d: the closed term's context, whatever the mode", i)
+		require.ErrorIs(t, leads[1].Err(), zkrecipes.ErrClosed, "latch %d: the closed term's context, whatever the mode", i)
 		require.Greater(t, leads[1].Token(), leads[0].Token())
 		require.False(t, latches[i].Leading())
 	}

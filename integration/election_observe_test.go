@@ -52,7 +52,7 @@ func TestElectionLeaderNoLeader(t *testing.T) {
 	ps, err := election.Participants(ctx, c, elPath)
 	require.NoError(t, err)
 	require.Empty(t, ps)
-	_, err = c.CreateWithParents(ctx, elPath+"/foreign", nil, 0)
+	_, err = c.Create(ctx, elPath+"/foreign", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	_, err = election.Leader(ctx, c, elPath)
 	require.ErrorIs(t, err, election.ErrNoLeader, "a foreign child is no participant")

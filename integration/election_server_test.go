@@ -9,10 +9,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 	"github.com/go-zkrecipes/zkrecipes/retry"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestLatchLostConnection ports TestLeaderLatch.testLostConnection and,
@@ -24,7 +25,7 @@ import (
 // leads again.
 func TestLatchLostConnection(t *testing.T) {
 	noLeaks(t)
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	ns := namespace(t)
 	ctx := ctxT(t, 150*time.Second)
 	pol, err := retry.UntilElapsed(60*time.Second, 250*time.Millisecond)
@@ -54,7 +55,7 @@ func TestLatchLostConnection(t *testing.T) {
 
 	require.NoError(t, cl.StopServer(ctx, 0))
 	require.True(t, waitClosed(first.Done(), 5*time.Second), "the Run's term outlived the server")
-	require.ErrorIs(t, first.Err(), election.ErrLost)
+	require.ErrorIs(t, first.Err(), zkrecipes.ErrLost)
 	eventually(t, 5*time.Second, "every latch's term ends", func() bool { return len(elLeading(ls)) == 0 })
 	elNoLeaderFor(t, 4*time.Second, ls...) // past the 2 s session timeout
 	require.EqualValues(t, 1, runTerms.Load())

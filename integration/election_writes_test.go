@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // TestRunOneWritePerTerm counts, from the client's side, the requests of a
@@ -58,7 +58,7 @@ func TestRunOneWritePerTerm(t *testing.T) {
 	v, err := shared.ServerVersion(ctx0(t), 0)
 	require.NoError(t, err)
 	reads := int64(n - 1)
-	if zkharness.VersionAtLeast(v, 3, 9) {
+	if zktest.VersionAtLeast(v, 3, 9) {
 		reads = 0
 	}
 	// One more is allowed: a holding's monitor reads its node once when the

@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // Helpers shared by every test file of the package. Helpers that only one

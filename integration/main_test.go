@@ -9,16 +9,16 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // shared is the single server most tests use, each under its own namespace.
 // Tests that stop, kill or pause servers start their own.
-var shared *zkharness.Cluster
+var shared *zktest.Cluster
 
 func TestMain(m *testing.M) {
-	zkharness.RunMain(m, func(c *zkharness.Cluster) {
+	zktest.RunMain(m, func(c *zktest.Cluster) {
 		fmt.Fprintln(os.Stderr, "integration: shared cluster:", c)
 		shared = c
 	})
@@ -32,7 +32,7 @@ func namespace(t testing.TB) string { return itest.Namespace(t) }
 func noLeaks(t *testing.T) { itest.NoLeaks(t) }
 
 type clientOpts struct {
-	cluster *zkharness.Cluster
+	cluster *zktest.Cluster
 	link    *faultlink.Link
 	ns      string
 	timeout time.Duration

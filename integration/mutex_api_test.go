@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
@@ -51,14 +52,14 @@ func TestMutexNewRejectsBadInput(t *testing.T) {
 	defer func() { _ = c.Close() }()
 
 	_, err = mutex.New(nil, "/lock")
-	assert.ErrorIs(t, err, client.ErrInvalidArgument, "nil client")
+	assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, "nil client")
 	for _, p := range []string{"", "lock", "/lock/", "/a//b", "/a/../b", "/", "/zookeeper", "/zookeeper/lock", "/a\x00b"} {
 		m, err := mutex.New(c, p)
-		assert.ErrorIs(t, err, client.ErrInvalidPath, "path %q", p)
+		assert.ErrorIs(t, err, zkrecipes.ErrInvalidPath, "path %q", p)
 		assert.Nil(t, m, "path %q", p)
 	}
 	m, err := mutex.New(c, "/lock", mutex.WithData([]byte("x")), nil)
-	assert.ErrorIs(t, err, client.ErrInvalidArgument, "nil option")
+	assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, "nil option")
 	assert.Nil(t, m)
 
 	// New does no I/O: a client that was never started is fine.
@@ -66,24 +67,24 @@ func TestMutexNewRejectsBadInput(t *testing.T) {
 		mutex.WithRevocationListener(func() {}))
 	require.NoError(t, err)
 	assert.Equal(t, "/a/deeper/lock", m.Path())
-	assert.ErrorIs(t, m.Lock(context.Background()), client.ErrNotStarted)
+	assert.ErrorIs(t, m.Lock(context.Background()), zkrecipes.ErrNotStarted)
 
 	// A zero Mutex (not a nil one: that is a programming error, as with a
 	// nil *sync.Mutex) answers every call with a typed error.
 	nilM := &mutex.Mutex{}
 	ctx := context.Background()
-	assert.ErrorIs(t, nilM.Lock(ctx), client.ErrInvalidArgument)
-	assert.ErrorIs(t, nilM.TryLock(ctx), client.ErrInvalidArgument)
-	assert.ErrorIs(t, nilM.Unlock(ctx), client.ErrInvalidArgument)
+	assert.ErrorIs(t, nilM.Lock(ctx), zkrecipes.ErrInvalidArgument)
+	assert.ErrorIs(t, nilM.TryLock(ctx), zkrecipes.ErrInvalidArgument)
+	assert.ErrorIs(t, nilM.Unlock(ctx), zkrecipes.ErrInvalidArgument)
 	_, err = nilM.Participants(ctx)
-	assert.ErrorIs(t, err, client.ErrInvalidArgument)
+	assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	assert.False(t, nilM.IsHeld())
 	assert.True(t, closed(nilM.Lost()))
 	_, err = nilM.Token(ctx)
-	assert.ErrorIs(t, err, client.ErrInvalidArgument)
+	assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	assert.Empty(t, nilM.Node())
 	assert.Empty(t, nilM.Path())
-	assert.ErrorIs(t, mutex.Revoke(ctx, nil, "/lock/x"), client.ErrInvalidArgument)
+	assert.ErrorIs(t, mutex.Revoke(ctx, nil, "/lock/x"), zkrecipes.ErrInvalidArgument)
 }
 
 // TestMutexReentrancy takes one handle three deep, through the holding's
@@ -100,7 +101,7 @@ func TestMutexReentrancy(t *testing.T) {
 	other := connect(t, clientOpts{ns: ns})
 	m := mxNew(t, c, mxLockPath)
 
-	require.ErrorIs(t, m.Unlock(ctx), mutex.ErrNotHeld, "Unlock before any Lock")
+	require.ErrorIs(t, m.Unlock(ctx), zkrecipes.ErrNotHeld, "Unlock before any Lock")
 	require.False(t, m.IsHeld())
 	require.Zero(t, mxTok(m))
 	require.Empty(t, m.Node())
@@ -115,7 +116,7 @@ func TestMutexReentrancy(t *testing.T) {
 	defer hcancel()
 	require.NoError(t, m.Lock(hctx))
 	require.NoError(t, m.TryLock(hctx), "TryLock with the holding's context is reentrant")
-	var le *mutex.LockedError
+	var le *zkrecipes.LockedError
 	require.ErrorAs(t, m.TryLock(ctx), &le, "TryLock without it is another goroutine's: it fails")
 	require.True(t, le.Local)
 	require.Equal(t, node, m.Node(), "reentrant Lock changed the node")
@@ -130,10 +131,10 @@ func TestMutexReentrancy(t *testing.T) {
 		tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		err := h.TryLock(tctx)
 		cancel()
-		require.ErrorIs(t, err, mutex.ErrLocked, name)
+		require.ErrorIs(t, err, zkrecipes.ErrLocked, name)
 		require.False(t, h.IsHeld(), name)
 		require.Equal(t, []string{mxBase(node)}, children(t, other, mxLockPath), "%s: TryLock left a node", name)
-		require.ErrorIs(t, h.Unlock(ctx), mutex.ErrNotHeld, "%s: Unlock on a handle that does not hold", name)
+		require.ErrorIs(t, h.Unlock(ctx), zkrecipes.ErrNotHeld, "%s: Unlock on a handle that does not hold", name)
 	}
 
 	lost := m.Lost()
@@ -150,7 +151,7 @@ func TestMutexReentrancy(t *testing.T) {
 	require.True(t, closed(lost), "Lost still open after the last Unlock")
 	require.True(t, closed(m.Lost()), "Lost of a handle that does not hold is open")
 	require.Zero(t, mxTok(m))
-	require.ErrorIs(t, m.Unlock(ctx), mutex.ErrNotHeld, "a fourth Unlock")
+	require.ErrorIs(t, m.Unlock(ctx), zkrecipes.ErrNotHeld, "a fourth Unlock")
 
 	// The handle can lock again, with a new node.
 	require.NoError(t, m.TryLock(ctx))
@@ -186,12 +187,12 @@ func TestMutexLostOnClose(t *testing.T) {
 		return !exists(t, obs, node)
 	})
 	require.False(t, m.IsHeld(), "IsHeld on a lost holding")
-	require.ErrorIs(t, m.Lock(hctx), mutex.ErrLost, "reentrant Lock on a lost holding")
-	require.ErrorIs(t, context.Cause(hctx), mutex.ErrLost)
+	require.ErrorIs(t, m.Lock(hctx), zkrecipes.ErrLost, "reentrant Lock on a lost holding")
+	require.ErrorIs(t, context.Cause(hctx), zkrecipes.ErrLost)
 	err := m.Unlock(ctx)
-	require.ErrorIs(t, err, mutex.ErrLost, "Unlock of a lost holding")
-	require.ErrorIs(t, err, client.ErrClosed)
+	require.ErrorIs(t, err, zkrecipes.ErrLost, "Unlock of a lost holding")
+	require.ErrorIs(t, err, zkrecipes.ErrClosed)
 	require.False(t, m.IsHeld())
-	require.ErrorIs(t, m.Lock(ctx), client.ErrClosed, "Lock on a closed client")
+	require.ErrorIs(t, m.Lock(ctx), zkrecipes.ErrClosed, "Lock on a closed client")
 	require.False(t, m.IsHeld())
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // TestMutexContextEndsWhileWaiting has a waiter's context end (deadline, then

@@ -28,7 +28,7 @@ func TestMutexExclusion(t *testing.T) {
 	ns := namespace(t)
 	ctx := ctxT(t, 100*time.Second)
 	admin := connect(t, clientOpts{ns: ns})
-	_, err := admin.CreateWithParents(ctx, "/counter", []byte("0"), 0)
+	_, err := admin.Create(ctx, "/counter", []byte("0"), 0, client.WithParents())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = admin.DeleteIfExists(context.Background(), "/counter") })
 

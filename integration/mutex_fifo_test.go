@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -93,7 +94,7 @@ func TestMutexForeignChildren(t *testing.T) {
 	admin := connect(t, clientOpts{ns: ns})
 	foreign := []string{"!first", "aaa-foreign"}
 	for _, name := range foreign {
-		_, err := admin.CreateWithParents(ctx, mxLockPath+"/"+name, []byte("not a lock"), 0)
+		_, err := admin.Create(ctx, mxLockPath+"/"+name, []byte("not a lock"), 0, client.WithParents())
 		require.NoError(t, err)
 	}
 	t.Cleanup(func() {

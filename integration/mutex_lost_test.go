@@ -10,8 +10,8 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
 // mxReentryRounds is how many times TestMutexNoReentryAfterClose races a
@@ -51,7 +51,7 @@ func TestMutexNoReentryAfterClose(t *testing.T) {
 				case err == nil && ended:
 					res <- fmt.Errorf("reentry %d succeeded after the session ended", reentered+1)
 					return
-				case err != nil && !errors.Is(err, mutex.ErrLost):
+				case err != nil && !errors.Is(err, zkrecipes.ErrLost):
 					res <- fmt.Errorf("reentry %d: %w, not ErrLost", reentered+1, err)
 					return
 				case err != nil:
@@ -72,15 +72,15 @@ func TestMutexNoReentryAfterClose(t *testing.T) {
 		require.NoError(t, await(t, res, 10*time.Second, "the reentering goroutine"), "round %d", round)
 		require.True(t, closed(m.Lost()), "round %d: Lost open after a reentry failed", round)
 		require.False(t, m.IsHeld(), "round %d", round)
-		require.ErrorIs(t, m.Lock(hctx), mutex.ErrLost, "round %d", round)
-		require.ErrorIs(t, context.Cause(hctx), mutex.ErrLost, "round %d", round)
+		require.ErrorIs(t, m.Lock(hctx), zkrecipes.ErrLost, "round %d", round)
+		require.ErrorIs(t, context.Cause(hctx), zkrecipes.ErrLost, "round %d", round)
 		for i := 0; i < reentered; i++ {
-			require.ErrorIs(t, m.Unlock(ctx), mutex.ErrLost, "round %d: Unlock of level %d after the loss", round, reentered+1-i)
+			require.ErrorIs(t, m.Unlock(ctx), zkrecipes.ErrLost, "round %d: Unlock of level %d after the loss", round, reentered+1-i)
 		}
 		err := m.Unlock(ctx)
-		require.ErrorIs(t, err, mutex.ErrLost, "round %d: the last Unlock after the loss", round)
-		require.ErrorIs(t, err, client.ErrClosed, "round %d: the last Unlock after the loss", round)
-		require.ErrorIs(t, m.Unlock(ctx), mutex.ErrNotHeld, "round %d", round)
+		require.ErrorIs(t, err, zkrecipes.ErrLost, "round %d: the last Unlock after the loss", round)
+		require.ErrorIs(t, err, zkrecipes.ErrClosed, "round %d: the last Unlock after the loss", round)
+		require.ErrorIs(t, m.Unlock(ctx), zkrecipes.ErrNotHeld, "round %d", round)
 		hcancel()
 		eventually(t, 10*time.Second, "the closed session's node goes", func() bool {
 			return !exists(t, obs, node)
@@ -112,9 +112,9 @@ func TestMutexUnlockAfterSessionExpiry(t *testing.T) {
 	link.Cut()
 	require.True(t, waitClosed(m.Lost(), 10*time.Second), "Lost still open after the link was cut")
 	require.False(t, m.IsHeld(), "IsHeld once Lost closed")
-	require.ErrorIs(t, m.Lock(hctx), mutex.ErrLost, "reentrant Lock on the lost holding")
+	require.ErrorIs(t, m.Lock(hctx), zkrecipes.ErrLost, "reentrant Lock on the lost holding")
 	_, err := m.Token(ctx)
-	require.ErrorIs(t, err, mutex.ErrLost)
+	require.ErrorIs(t, err, zkrecipes.ErrLost)
 
 	// The server expires the session and deletes the node.
 	eventually(t, 20*time.Second, "the expired session's node goes", func() bool {
@@ -128,10 +128,10 @@ func TestMutexUnlockAfterSessionExpiry(t *testing.T) {
 	require.False(t, m.IsHeld())
 
 	err = m.Unlock(ctx)
-	require.ErrorIs(t, err, mutex.ErrLost, "Unlock after the loss")
+	require.ErrorIs(t, err, zkrecipes.ErrLost, "Unlock after the loss")
 	require.False(t, m.IsHeld())
 	require.Empty(t, m.Node(), "the handle still has a holding after Unlock")
-	require.ErrorIs(t, m.Unlock(ctx), mutex.ErrNotHeld, "a second Unlock")
+	require.ErrorIs(t, m.Unlock(ctx), zkrecipes.ErrNotHeld, "a second Unlock")
 	ok, _, err := obs.Exists(ctx, node)
 	require.NoError(t, err)
 	require.False(t, ok, "the lost holding's node %s is still there", node)
@@ -175,11 +175,11 @@ func TestMutexUnlockAfterSuspension(t *testing.T) {
 	require.True(t, exists(t, obs, node), "the node went although its session lives")
 	require.False(t, m.IsHeld())
 
-	require.ErrorIs(t, m.Unlock(ctx), mutex.ErrLost, "Unlock of the reentered level")
+	require.ErrorIs(t, m.Unlock(ctx), zkrecipes.ErrLost, "Unlock of the reentered level")
 	require.True(t, exists(t, obs, node), "the node went at the inner Unlock")
-	require.ErrorIs(t, m.Unlock(ctx), mutex.ErrLost, "the last Unlock")
+	require.ErrorIs(t, m.Unlock(ctx), zkrecipes.ErrLost, "the last Unlock")
 	_, _, err := obs.Get(ctx, node)
 	require.ErrorIs(t, err, zk.ErrNoNode, "the lost holding's node outlived its Unlock")
-	require.ErrorIs(t, m.Unlock(ctx), mutex.ErrNotHeld)
+	require.ErrorIs(t, m.Unlock(ctx), zkrecipes.ErrNotHeld)
 	require.Equal(t, sid, c.Session().ID(), "the session changed: the node may have gone with it")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -61,7 +62,7 @@ func TestMutexRevocation(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	require.True(t, waiter.IsHeld())
 	require.False(t, closed(lost), "a revocation request without a listener made Lost close")
-	require.ErrorIs(t, holder.TryLock(ctx), mutex.ErrLocked)
+	require.ErrorIs(t, holder.TryLock(ctx), zkrecipes.ErrLocked)
 	require.NoError(t, waiter.Unlock(ctx))
 	require.Len(t, calls, 0, "the listener ran more than once")
 }

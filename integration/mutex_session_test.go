@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
@@ -68,12 +69,12 @@ func TestMutexHolderSessionExpires(t *testing.T) {
 
 	require.False(t, holder.IsHeld(), "IsHeld on a lost holding")
 	require.NotEmpty(t, holder.Node(), "a lost holding stays until unlocked")
-	require.ErrorIs(t, holder.Lock(hctx), mutex.ErrLost)
+	require.ErrorIs(t, holder.Lock(hctx), zkrecipes.ErrLost)
 	require.Eventually(t, func() bool {
-		return errors.Is(hc.Session().Err(), client.ErrSessionLost)
+		return errors.Is(hc.Session().Err(), zkrecipes.ErrSessionLost)
 	}, 10*time.Second, pollEvery, "the holder's client gives its session up")
 	link.Restore()
-	require.ErrorIs(t, holder.Unlock(ctx), mutex.ErrLost, "Unlock of a lost holding")
+	require.ErrorIs(t, holder.Unlock(ctx), zkrecipes.ErrLost, "Unlock of a lost holding")
 	require.False(t, holder.IsHeld())
 	require.Empty(t, holder.Node())
 	require.Equal(t, []string{mxBase(waiter.Node())}, children(t, hc, mxLockPath))
@@ -107,13 +108,13 @@ func TestMutexHolderSessionExpiresLostOnSessionLossOnly(t *testing.T) {
 	require.False(t, closed(lost), "Lost closed at the suspension despite WithLostOnSessionLossOnly")
 
 	require.True(t, waitClosed(lw.done, 15*time.Second), "Lost never closed after the session was lost")
-	require.ErrorIs(t, lw.sessErr, client.ErrSessionLost, "Lost closed before the session was lost")
+	require.ErrorIs(t, lw.sessErr, zkrecipes.ErrSessionLost, "Lost closed before the session was lost")
 	require.NoError(t, await(t, res, 20*time.Second, "waiter").err)
 
 	require.False(t, holder.IsHeld(), "IsHeld on a lost holding")
 
 	link.Restore()
-	require.ErrorIs(t, holder.Unlock(ctx), mutex.ErrLost, "Unlock of a lost holding")
+	require.ErrorIs(t, holder.Unlock(ctx), zkrecipes.ErrLost, "Unlock of a lost holding")
 	require.NoError(t, waiter.Unlock(ctx))
 }
 
@@ -146,7 +147,7 @@ func TestMutexWaiterSessionExpires(t *testing.T) {
 
 	link.Cut()
 	require.Eventually(t, func() bool {
-		return errors.Is(oldSession.Err(), client.ErrSessionLost)
+		return errors.Is(oldSession.Err(), zkrecipes.ErrSessionLost)
 	}, 20*time.Second, pollEvery, "the doomed waiter's client gives its session up")
 	eventually(t, 10*time.Second, "the expired waiter's node goes", func() bool {
 		for _, k := range children(t, obs, mxLockPath) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -20,7 +21,7 @@ func TestMutexSmoke(t *testing.T) {
 	b, err := mutex.New(c2, "/lock")
 	require.NoError(t, err)
 	require.NoError(t, a.Lock(ctx))
-	require.ErrorIs(t, b.TryLock(ctx), mutex.ErrLocked)
+	require.ErrorIs(t, b.TryLock(ctx), zkrecipes.ErrLocked)
 	got := make(chan error, 1)
 	go func() { got <- b.Lock(ctx) }()
 	time.Sleep(200 * time.Millisecond)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -67,7 +68,7 @@ func TestMutexDirectoryReaped(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	rc := mxLockAsync(cctx, c)
 	mxWaitQueued(t, a, 3)
-	require.ErrorIs(t, d.TryLock(ctx), mutex.ErrLocked)
+	require.ErrorIs(t, d.TryLock(ctx), zkrecipes.ErrLocked)
 	cancel()
 	require.ErrorIs(t, await(t, rc, 10*time.Second, "cancelled waiter").err, context.Canceled)
 	require.NoError(t, a.Unlock(ctx))

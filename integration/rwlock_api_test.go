@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
@@ -38,24 +38,24 @@ func TestRWLockReentrancy(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		require.NoError(t, a.Unlock(ctx))
 		require.True(t, a.WriteLock().IsHeld(), "write released after %d of 4 unlocks", i+1)
-		require.ErrorIs(t, b.TryRLock(ctx), rwlock.ErrLocked)
+		require.ErrorIs(t, b.TryRLock(ctx), zkrecipes.ErrLocked)
 	}
 	require.NoError(t, a.Unlock(ctx))
 	require.False(t, a.WriteLock().IsHeld())
-	require.ErrorIs(t, a.Unlock(ctx), rwlock.ErrNotHeld)
+	require.ErrorIs(t, a.Unlock(ctx), zkrecipes.ErrNotHeld)
 	require.True(t, a.ReadLock().IsHeld())
 	require.Len(t, children(t, obs, rwDir), 1)
 
 	// Only the downgraded read is left: readers share it, writers wait.
 	require.NoError(t, b.TryRLock(ctx))
 	require.NoError(t, b.RUnlock(ctx))
-	require.ErrorIs(t, b.TryLock(ctx), rwlock.ErrLocked)
+	require.ErrorIs(t, b.TryLock(ctx), zkrecipes.ErrLocked)
 
 	require.NoError(t, a.RUnlock(ctx))
 	require.True(t, a.ReadLock().IsHeld(), "read released after 1 of 2 unlocks")
 	require.NoError(t, a.RUnlock(ctx))
 	require.False(t, a.ReadLock().IsHeld())
-	require.ErrorIs(t, a.RUnlock(ctx), rwlock.ErrNotHeld)
+	require.ErrorIs(t, a.RUnlock(ctx), zkrecipes.ErrNotHeld)
 	require.Empty(t, children(t, obs, rwDir))
 	require.NoError(t, b.TryLock(ctx))
 	require.NoError(t, b.Unlock(ctx))
@@ -125,9 +125,9 @@ func TestRWLockTry(t *testing.T) {
 	c, _ := rwHandle(t, clientOpts{ns: ns})
 
 	require.NoError(t, a.Lock(ctx))
-	require.ErrorIs(t, b.TryRLock(ctx), rwlock.ErrLocked)
-	require.ErrorIs(t, b.ReadLock().TryLock(ctx), rwlock.ErrLocked)
-	require.ErrorIs(t, b.TryLock(ctx), rwlock.ErrLocked)
+	require.ErrorIs(t, b.TryRLock(ctx), zkrecipes.ErrLocked)
+	require.ErrorIs(t, b.ReadLock().TryLock(ctx), zkrecipes.ErrLocked)
+	require.ErrorIs(t, b.TryLock(ctx), zkrecipes.ErrLocked)
 	require.False(t, b.ReadLock().IsHeld())
 	require.False(t, b.WriteLock().IsHeld())
 	require.Len(t, children(t, obs, rwDir), 1, "a failed try left a node")
@@ -137,7 +137,7 @@ func TestRWLockTry(t *testing.T) {
 	require.NoError(t, a.RLock(ctx))
 	bGot := rwAsync(ctx, b.Lock)
 	waitChildren(t, obs, rwDir, 2)
-	require.ErrorIs(t, c.TryRLock(ctx), rwlock.ErrLocked, "a writer is queued ahead")
+	require.ErrorIs(t, c.TryRLock(ctx), zkrecipes.ErrLocked, "a writer is queued ahead")
 	require.Len(t, children(t, obs, rwDir), 2)
 	require.NoError(t, a.RUnlock(ctx))
 	require.NoError(t, await(t, bGot, rwPatience, "writer b"))
@@ -154,13 +154,13 @@ func TestRWLockBadInput(t *testing.T) {
 	c := connect(t, clientOpts{ns: namespace(t)})
 
 	_, err := rwlock.New(nil, rwDir)
-	require.ErrorIs(t, err, client.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	for _, p := range []string{"", "/", "rw", "/rw/", "/a//b"} {
 		_, err := rwlock.New(c, p)
 		require.Error(t, err, "path %q", p)
 	}
 	_, err = rwlock.New(c, rwDir, nil)
-	require.ErrorIs(t, err, client.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 
 	// Zero values (not nil pointers: those are programming errors, as with
 	// a nil *sync.RWMutex) answer every call with a typed error.
@@ -169,19 +169,19 @@ func TestRWLockBadInput(t *testing.T) {
 		"Lock": rw.Lock, "TryLock": rw.TryLock, "Unlock": rw.Unlock,
 		"RLock": rw.RLock, "TryRLock": rw.TryRLock, "RUnlock": rw.RUnlock,
 	} {
-		require.ErrorIs(t, f(ctx), client.ErrInvalidArgument, "zero handle's %s", name)
+		require.ErrorIs(t, f(ctx), zkrecipes.ErrInvalidArgument, "zero handle's %s", name)
 	}
 	_, err = rw.Participants(ctx)
-	require.ErrorIs(t, err, client.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	require.Empty(t, rw.Path())
-	require.ErrorIs(t, rw.Downgrade(ctx), client.ErrInvalidArgument)
+	require.ErrorIs(t, rw.Downgrade(ctx), zkrecipes.ErrInvalidArgument)
 	require.False(t, rw.ReadLock().IsHeld())
 	require.False(t, rw.WriteLock().IsHeld())
 
 	s := &mutex.Mutex{}
-	require.ErrorIs(t, s.Lock(ctx), client.ErrInvalidArgument)
-	require.ErrorIs(t, s.TryLock(ctx), client.ErrInvalidArgument)
-	require.ErrorIs(t, s.Unlock(ctx), client.ErrInvalidArgument)
+	require.ErrorIs(t, s.Lock(ctx), zkrecipes.ErrInvalidArgument)
+	require.ErrorIs(t, s.TryLock(ctx), zkrecipes.ErrInvalidArgument)
+	require.ErrorIs(t, s.Unlock(ctx), zkrecipes.ErrInvalidArgument)
 	require.False(t, s.IsHeld())
 	require.True(t, closed(s.Lost()), "zero side's Lost")
 	require.Zero(t, mxTok(s))
@@ -191,8 +191,8 @@ func TestRWLockBadInput(t *testing.T) {
 	h, err := rwlock.New(c, rwDir)
 	require.NoError(t, err)
 	require.Equal(t, rwDir, h.Path())
-	require.ErrorIs(t, h.Unlock(ctx), rwlock.ErrNotHeld)
-	require.ErrorIs(t, h.RUnlock(ctx), rwlock.ErrNotHeld)
+	require.ErrorIs(t, h.Unlock(ctx), zkrecipes.ErrNotHeld)
+	require.ErrorIs(t, h.RUnlock(ctx), zkrecipes.ErrNotHeld)
 	parts, err := h.Participants(ctx)
 	require.NoError(t, err)
 	require.Empty(t, parts, "no directory yet")

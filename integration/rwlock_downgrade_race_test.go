@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/stretchr/testify/require"
-
-	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
 // TestRWLockConcurrentDowngrade: two goroutines downgrade the one write
@@ -64,14 +63,14 @@ func TestRWLockDowngradeBadInput(t *testing.T) {
 	ctx := ctxT(t, 30*time.Second)
 	obs := connect(t, clientOpts{ns: ns})
 	rw, _ := rwHandle(t, clientOpts{ns: ns})
-	require.ErrorIs(t, rw.Downgrade(ctx), rwlock.ErrNotHeld)
+	require.ErrorIs(t, rw.Downgrade(ctx), zkrecipes.ErrNotHeld)
 	require.NoError(t, rw.Lock(ctx))
 	//lint:ignore SA1012 a nil context is the bad input under test
-	require.ErrorIs(t, rw.Downgrade(nil), rwlock.ErrInvalidArgument) //nolint:staticcheck
+	require.ErrorIs(t, rw.Downgrade(nil), zkrecipes.ErrInvalidArgument) //nolint:staticcheck
 	wctx, cancel := rw.WriteLock().Context(ctx)
 	defer cancel()
 	require.NoError(t, rw.Lock(wctx)) // reentered: two levels
-	require.ErrorIs(t, rw.Downgrade(ctx), rwlock.ErrInvalidArgument)
+	require.ErrorIs(t, rw.Downgrade(ctx), zkrecipes.ErrInvalidArgument)
 	require.True(t, rw.WriteLock().IsHeld())
 	require.False(t, rw.ReadLock().IsHeld())
 	require.Len(t, children(t, obs, rwDir), 1)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
@@ -42,8 +43,8 @@ func TestRWLockDowngrade(t *testing.T) {
 
 	// A writer queued after the downgrade is blocked too, and so is a reader
 	// behind that writer; a reader queued behind the downgraded read alone is not.
-	require.ErrorIs(t, c.TryLock(ctx), rwlock.ErrLocked)
-	require.ErrorIs(t, c.TryRLock(ctx), rwlock.ErrLocked, "writer b is queued ahead")
+	require.ErrorIs(t, c.TryLock(ctx), zkrecipes.ErrLocked)
+	require.ErrorIs(t, c.TryRLock(ctx), zkrecipes.ErrLocked, "writer b is queued ahead")
 	waitChildren(t, obs, rwDir, 2)
 
 	require.NoError(t, a.RUnlock(ctx))
@@ -95,13 +96,13 @@ func TestRWLockUpgrade(t *testing.T) {
 	defer rcancel()
 	upCtx, upCancel := context.WithTimeout(rctx, 10*time.Second)
 	defer upCancel()
-	require.ErrorIs(t, a.Lock(upCtx), rwlock.ErrUpgrade)
+	require.ErrorIs(t, a.Lock(upCtx), zkrecipes.ErrUpgrade)
 	require.NoError(t, upCtx.Err(), "Lock waited instead of failing at once")
-	require.ErrorIs(t, a.TryLock(rctx), rwlock.ErrUpgrade)
-	require.ErrorIs(t, a.WriteLock().Lock(rctx), rwlock.ErrUpgrade)
+	require.ErrorIs(t, a.TryLock(rctx), zkrecipes.ErrUpgrade)
+	require.ErrorIs(t, a.WriteLock().Lock(rctx), zkrecipes.ErrUpgrade)
 	// Another goroutine (no such context) would wait, as with sync.RWMutex;
 	// its TryLock says the handle is busy here.
-	var le *rwlock.LockedError
+	var le *zkrecipes.LockedError
 	require.ErrorAs(t, a.TryLock(ctx), &le)
 	require.True(t, le.Local)
 	require.False(t, a.WriteLock().IsHeld())

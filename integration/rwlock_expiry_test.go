@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
@@ -59,7 +60,7 @@ func TestRWLockWriterSessionExpires(t *testing.T) {
 		s := wc.Session()
 		return s != nil && s.ID() != wSession && s.Err() == nil
 	}, 20*time.Second, 20*time.Millisecond, "the writer's client never got a new session")
-	require.ErrorIs(t, w.Lock(rwUnderWrite(t, ctx, w)), rwlock.ErrLost, "a reentrant Lock on a lost holding")
+	require.ErrorIs(t, w.Lock(rwUnderWrite(t, ctx, w)), zkrecipes.ErrLost, "a reentrant Lock on a lost holding")
 	_ = w.Unlock(ctx) // its node is gone already; what matters is the handle is free again
 	require.False(t, w.WriteLock().IsHeld())
 	wGot := rwAsync(ctx, w.Lock)
@@ -171,8 +172,8 @@ func TestRWLockLostOnSuspension(t *testing.T) {
 		} else {
 			require.True(t, waitClosed(wLost, 5*time.Second), "write Lost stayed open over a suspension")
 			require.True(t, closed(rLost), "read Lost after a suspension")
-			require.ErrorIs(t, rw.Lock(rctx), rwlock.ErrLost)
-			require.ErrorIs(t, rw.RLock(rctx), rwlock.ErrLost)
+			require.ErrorIs(t, rw.Lock(rctx), zkrecipes.ErrLost)
+			require.ErrorIs(t, rw.RLock(rctx), zkrecipes.ErrLost)
 		}
 		// The session lived on, and so did the nodes: releasing removes them.
 		// Released after a loss, each side says the holding was lost.
@@ -181,8 +182,8 @@ func TestRWLockLostOnSuspension(t *testing.T) {
 			require.NoError(t, rw.Unlock(ctx))
 			require.NoError(t, rw.RUnlock(ctx))
 		} else {
-			require.ErrorIs(t, rw.Unlock(ctx), rwlock.ErrLost)
-			require.ErrorIs(t, rw.RUnlock(ctx), rwlock.ErrLost)
+			require.ErrorIs(t, rw.Unlock(ctx), zkrecipes.ErrLost)
+			require.ErrorIs(t, rw.RUnlock(ctx), zkrecipes.ErrLost)
 		}
 		require.False(t, rw.WriteLock().IsHeld())
 		require.False(t, rw.ReadLock().IsHeld())
@@ -226,7 +227,7 @@ func TestRWLockNoDowngradeOnLostWrite(t *testing.T) {
 	rctx, cancel := context.WithTimeout(rwUnderWrite(t, ctx, a), time.Second)
 	defer cancel()
 	err := a.RLock(rctx)
-	require.ErrorIs(t, err, rwlock.ErrLost)
+	require.ErrorIs(t, err, zkrecipes.ErrLost)
 	held := a.ReadLock().IsHeld()
 	kids := children(t, obs, rwDir)
 	if held {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
@@ -21,17 +22,17 @@ func TestRWLockSmoke(t *testing.T) {
 	require.NoError(t, a.RLock(ctx))
 	require.NoError(t, b.TryRLock(ctx), "readers share")
 	bctx, bcancel := b.ReadLock().Context(ctx)
-	require.ErrorIs(t, b.TryLock(bctx), rwlock.ErrUpgrade)
+	require.ErrorIs(t, b.TryLock(bctx), zkrecipes.ErrUpgrade)
 	bcancel()
 	require.NoError(t, b.RUnlock(ctx))
-	require.ErrorIs(t, b.TryLock(ctx), rwlock.ErrLocked, "a reader holds")
+	require.ErrorIs(t, b.TryLock(ctx), zkrecipes.ErrLocked, "a reader holds")
 	require.NoError(t, a.RUnlock(ctx))
 
 	// Downgrade: write, then read, then release write: still reading, writers blocked.
 	require.NoError(t, a.Lock(ctx))
 	require.NoError(t, a.Downgrade(ctx))
 	require.False(t, a.WriteLock().IsHeld())
-	require.ErrorIs(t, b.TryLock(ctx), rwlock.ErrLocked)
+	require.ErrorIs(t, b.TryLock(ctx), zkrecipes.ErrLocked)
 	require.NoError(t, b.TryRLock(ctx))
 	require.NoError(t, b.RUnlock(ctx))
 	require.NoError(t, a.RUnlock(ctx))

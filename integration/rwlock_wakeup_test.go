@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // TestRWLockReaderWakesOnce queues a reader R behind three writers. R waits

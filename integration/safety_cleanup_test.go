@@ -7,10 +7,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
-	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/retry"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // Issue 8, point 1: a node a lock created never outlives its purpose while
@@ -85,7 +85,7 @@ func TestSafetyCleanupDroppedListing(t *testing.T) {
 
 // TestSafetyCleanupUnlockWhileCut unlocks while the link is cut (20 s
 // session, retry.NTimes(2, 200ms)): Unlock returns within its context with an
-// error wrapping client.ErrDeletePending and the handle no longer holds; the
+// error wrapping zkrecipes.ErrDeletePending and the handle no longer holds; the
 // node stays on the server while the link is down (8 s, well past the
 // policy's last attempt: go-zookeeper fails a request queued on a cut link
 // about once a second, so a policy-bound delete runs out about 5 s after
@@ -119,11 +119,11 @@ func TestSafetyCleanupUnlockWhileCut(t *testing.T) {
 		t.Fatalf("Unlock with the link cut did not return within %v of its %v context", 5*time.Second, unlockBudget)
 	}
 	t.Logf("Unlock returned %v after the cut: %v", time.Since(cutAt), err)
-	require.ErrorIs(t, err, client.ErrDeletePending)
+	require.ErrorIs(t, err, zkrecipes.ErrDeletePending)
 	require.False(t, m.IsHeld(), "the handle must be released even though the delete is pending")
 	require.True(t, closed(m.Lost()))
 	_, terr := m.Token(ctx)
-	require.ErrorIs(t, terr, mutex.ErrNotHeld)
+	require.ErrorIs(t, terr, zkrecipes.ErrNotHeld)
 
 	require.Equal(t, []string{mxBase(node)}, sfOwnedBy(t, obs, mxLockPath, sid),
 		"the node should still be on the server while the link is cut")
@@ -214,7 +214,7 @@ func TestSafetyCleanupCancelledLockDuringBlackhole(t *testing.T) {
 // TestSafetyCleanupUnlockDuringBlackhole unlocks while the link is
 // blackholed (20 s session, NTimes(2, 200ms)): as with a cut link, Unlock
 // returns within its context (2 s, plus sfPrompt's margin) with an error
-// wrapping client.ErrDeletePending, and the node goes once the link is
+// wrapping zkrecipes.ErrDeletePending, and the node goes once the link is
 // restored within the session.
 func TestSafetyCleanupUnlockDuringBlackhole(t *testing.T) {
 	noLeaks(t)
@@ -245,7 +245,7 @@ func TestSafetyCleanupUnlockDuringBlackhole(t *testing.T) {
 		err = <-done
 	}
 	t.Logf("Unlock returned %v after the blackhole began: %v", time.Since(holeAt), err)
-	require.ErrorIs(t, err, client.ErrDeletePending)
+	require.ErrorIs(t, err, zkrecipes.ErrDeletePending)
 	require.False(t, m.IsHeld())
 	require.True(t, exists(t, obs, node), "the node should still be on the server while the link is down")
 

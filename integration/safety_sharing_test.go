@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
@@ -110,15 +111,15 @@ func TestSafetySharedHandleTryLock(t *testing.T) {
 			wins++
 			continue
 		}
-		require.ErrorIs(t, err, mutex.ErrLocked, "TryLock %d", i)
-		var le *mutex.LockedError
+		require.ErrorIs(t, err, zkrecipes.ErrLocked, "TryLock %d", i)
+		var le *zkrecipes.LockedError
 		require.ErrorAs(t, err, &le, "TryLock %d", i)
 		require.True(t, le.Local, "TryLock %d: %v", i, err)
 	}
 	require.Zero(t, wins, "TryLocks on a held handle succeeded")
 
 	err = m.TryLock(ctx)
-	require.ErrorIs(t, err, mutex.ErrLocked, "TryLock by the holding goroutine itself (no goroutine identity, as sync.Mutex)")
+	require.ErrorIs(t, err, zkrecipes.ErrLocked, "TryLock by the holding goroutine itself (no goroutine identity, as sync.Mutex)")
 	wctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
 	require.ErrorIs(t, m.Lock(wctx), context.DeadlineExceeded, "a plain Lock on a held handle must wait")
@@ -130,7 +131,7 @@ func TestSafetySharedHandleTryLock(t *testing.T) {
 	require.True(t, m.IsHeld())
 	require.Equal(t, node, m.Node())
 	require.NoError(t, m.Unlock(ctx))
-	require.ErrorIs(t, m.Unlock(ctx), mutex.ErrNotHeld)
+	require.ErrorIs(t, m.Unlock(ctx), zkrecipes.ErrNotHeld)
 }
 
 // TestSafetySharedHandleUnlockElsewhere: a goroutine other than the one that
@@ -168,8 +169,8 @@ func TestSafetyTryLockNamesOtherHolder(t *testing.T) {
 	require.NoError(t, a.Lock(ctx))
 
 	err := b.TryLock(ctx)
-	require.ErrorIs(t, err, mutex.ErrLocked)
-	var le *mutex.LockedError
+	require.ErrorIs(t, err, zkrecipes.ErrLocked)
+	var le *zkrecipes.LockedError
 	require.ErrorAs(t, err, &le)
 	require.False(t, le.Local, "another client's holding is not local")
 	require.Equal(t, a.Node(), le.Node)
@@ -215,7 +216,7 @@ func TestSafetyReentrancyThroughContext(t *testing.T) {
 
 	require.NoError(t, m.Unlock(ctx))
 	require.True(t, waitClosed(hctx.Done(), 5*time.Second), "the holding's context did not end at the release")
-	require.ErrorIs(t, context.Cause(hctx), mutex.ErrNotHeld)
+	require.ErrorIs(t, context.Cause(hctx), zkrecipes.ErrNotHeld)
 	require.NoError(t, await(t, res, 10*time.Second, "plain Lock after both Unlocks").err)
 	require.True(t, m.IsHeld())
 	require.NotEqual(t, node, m.Node(), "the new holding has its own node")
@@ -300,7 +301,7 @@ func TestSafetySharedRWLockReaderWaitsForWriter(t *testing.T) {
 		return err
 	})
 	pending(t, rres, rwQuiet, "another goroutine's RLock while the handle holds the write lock")
-	require.ErrorIs(t, rw.TryRLock(ctx), rwlock.ErrLocked, "TryRLock while the handle holds the write lock")
+	require.ErrorIs(t, rw.TryRLock(ctx), zkrecipes.ErrLocked, "TryRLock while the handle holds the write lock")
 	require.False(t, inRead.Load())
 
 	require.NoError(t, rw.Unlock(ctx))
@@ -322,7 +323,7 @@ func TestSafetyDowngrade(t *testing.T) {
 	obs := connect(t, clientOpts{ns: ns})
 	rw, _ := rwHandle(t, clientOpts{ns: ns})
 
-	require.ErrorIs(t, rw.Downgrade(ctx), rwlock.ErrNotHeld)
+	require.ErrorIs(t, rw.Downgrade(ctx), zkrecipes.ErrNotHeld)
 	require.NoError(t, rw.Lock(ctx))
 	writeNode := rw.WriteLock().Node()
 	wtok, err := rw.WriteLock().Token(ctx)
@@ -338,8 +339,8 @@ func TestSafetyDowngrade(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, wtok, rtok, "the downgraded read holding carries the writer's token")
 	_, err = rw.WriteLock().Token(ctx)
-	require.ErrorIs(t, err, rwlock.ErrNotHeld)
-	require.ErrorIs(t, rw.Unlock(ctx), rwlock.ErrNotHeld)
+	require.ErrorIs(t, err, zkrecipes.ErrNotHeld)
+	require.ErrorIs(t, rw.Unlock(ctx), zkrecipes.ErrNotHeld)
 
 	require.NoError(t, rw.RUnlock(ctx))
 	require.False(t, rw.ReadLock().IsHeld())
@@ -361,7 +362,7 @@ func TestSafetyUpgradeRefused(t *testing.T) {
 	lctx, lcancel := context.WithTimeout(rctx, 5*time.Second)
 	defer lcancel()
 	err := rw.Lock(lctx)
-	require.ErrorIs(t, err, rwlock.ErrUpgrade)
+	require.ErrorIs(t, err, zkrecipes.ErrUpgrade)
 	require.False(t, errors.Is(err, context.DeadlineExceeded), "ErrUpgrade must come at once, not at the deadline")
 	require.False(t, rw.WriteLock().IsHeld())
 	kids := children(t, obs, rwDir)

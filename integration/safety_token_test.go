@@ -9,9 +9,10 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // Issue 8, point 4: the token never lies, a downgrade keeps the grant order,
@@ -29,7 +30,7 @@ func TestSafetyTokenIsCzxid(t *testing.T) {
 	m := mxNew(t, connect(t, clientOpts{ns: ns}), mxLockPath)
 
 	_, err := m.Token(ctx)
-	require.ErrorIs(t, err, mutex.ErrNotHeld)
+	require.ErrorIs(t, err, zkrecipes.ErrNotHeld)
 	var last int64
 	for i := range 20 {
 		require.NoError(t, m.Lock(ctx))
@@ -41,7 +42,7 @@ func TestSafetyTokenIsCzxid(t *testing.T) {
 		last = tok
 		require.NoError(t, m.Unlock(ctx))
 		_, err = m.Token(ctx)
-		require.ErrorIs(t, err, mutex.ErrNotHeld, "round %d, after Unlock", i)
+		require.ErrorIs(t, err, zkrecipes.ErrNotHeld, "round %d, after Unlock", i)
 	}
 }
 
@@ -63,7 +64,7 @@ func TestSafetyTokenAfterLost(t *testing.T) {
 	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	tok, err = m.Token(tctx)
-	require.ErrorIs(t, err, mutex.ErrLost, "Token of a lost holding (got token %d)", tok)
+	require.ErrorIs(t, err, zkrecipes.ErrLost, "Token of a lost holding (got token %d)", tok)
 	h.restore(t, ctx)
 
 	for i := range 5 {
@@ -77,7 +78,7 @@ func TestSafetyTokenAfterLost(t *testing.T) {
 			require.NotZero(t, tok, "round %d: token 0 with a nil error", i)
 			require.Equal(t, sfCzxid(t, obs, node), tok, "round %d", i)
 		} else {
-			require.True(t, errors.Is(err, mutex.ErrLost) || errors.Is(err, context.DeadlineExceeded),
+			require.True(t, errors.Is(err, zkrecipes.ErrLost) || errors.Is(err, context.DeadlineExceeded),
 				"round %d: Token: %v", i, err)
 		}
 		t.Logf("round %d: Token right after a cut: %d, %v", i, tok, err)
@@ -111,7 +112,7 @@ func TestSafetyTokenDuringBlackhole(t *testing.T) {
 			require.Equal(t, sfCzxid(t, obs, node), tok, "round %d: a token that is not the node's czxid", i)
 		} else {
 			require.Zero(t, tok, "round %d: a token beside an error", i)
-			require.True(t, errors.Is(err, mutex.ErrLost) || errors.Is(err, context.DeadlineExceeded),
+			require.True(t, errors.Is(err, zkrecipes.ErrLost) || errors.Is(err, context.DeadlineExceeded),
 				"round %d: Token: %v", i, err)
 		}
 		h.restore(t, ctx)
@@ -207,11 +208,11 @@ func TestSafetyOwnerCheck(t *testing.T) {
 	ctx := ctxT(t, 60*time.Second)
 	c := connect(t, clientOpts{ns: ns})
 	m := mxNew(t, c, mxLockPath)
-	_, err := c.CreateWithParents(ctx, "/data", []byte("v0"), 0)
+	_, err := c.Create(ctx, "/data", []byte("v0"), 0, client.WithParents())
 	require.NoError(t, err)
 
 	_, err = m.OwnerCheck()
-	require.ErrorIs(t, err, mutex.ErrNotHeld)
+	require.ErrorIs(t, err, zkrecipes.ErrNotHeld)
 	require.NoError(t, m.Lock(ctx))
 	check, err := m.OwnerCheck()
 	require.NoError(t, err)
@@ -224,7 +225,7 @@ func TestSafetyOwnerCheck(t *testing.T) {
 
 	require.NoError(t, m.Unlock(ctx))
 	_, err = m.OwnerCheck()
-	require.ErrorIs(t, err, mutex.ErrNotHeld)
+	require.ErrorIs(t, err, zkrecipes.ErrNotHeld)
 	_, err = c.Multi(ctx, check, &zk.SetDataRequest{Path: "/data", Data: []byte("v2"), Version: -1})
 	require.ErrorIs(t, err, zk.ErrNoNode, "a guarded write after Unlock must fail")
 	data, _, err = c.Get(ctx, "/data")
@@ -243,7 +244,7 @@ func TestSafetyHoldingContext(t *testing.T) {
 
 	nctx, ncancel := m.Context(ctx)
 	require.True(t, closed(nctx.Done()), "Context of a handle that does not hold must be cancelled")
-	require.ErrorIs(t, context.Cause(nctx), mutex.ErrNotHeld)
+	require.ErrorIs(t, context.Cause(nctx), zkrecipes.ErrNotHeld)
 	ncancel()
 
 	require.NoError(t, m.Lock(ctx))
@@ -251,7 +252,7 @@ func TestSafetyHoldingContext(t *testing.T) {
 	defer rcancel()
 	require.NoError(t, m.Unlock(ctx))
 	require.True(t, waitClosed(rctx.Done(), 5*time.Second), "the context did not end at Unlock")
-	require.ErrorIs(t, context.Cause(rctx), mutex.ErrNotHeld)
+	require.ErrorIs(t, context.Cause(rctx), zkrecipes.ErrNotHeld)
 
 	require.NoError(t, m.Lock(ctx))
 	hctx, hcancel := m.Context(ctx)
@@ -259,10 +260,10 @@ func TestSafetyHoldingContext(t *testing.T) {
 	require.False(t, closed(hctx.Done()))
 	link.Cut()
 	require.True(t, waitClosed(hctx.Done(), 10*time.Second), "the holding's context did not end when the link was cut")
-	require.ErrorIs(t, context.Cause(hctx), mutex.ErrLost)
+	require.ErrorIs(t, context.Cause(hctx), zkrecipes.ErrLost)
 	require.True(t, closed(m.Lost()))
 	lctx, lcancel := context.WithTimeout(hctx, 5*time.Second)
 	defer lcancel()
-	require.ErrorIs(t, m.Lock(lctx), mutex.ErrLost, "reentry with a lost holding's context")
+	require.ErrorIs(t, m.Lock(lctx), zkrecipes.ErrLost, "reentry with a lost holding's context")
 	h.restore(t, ctx)
 }

@@ -8,10 +8,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/retry"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // Issue 8, point 2: a waiter survives the loss of its session; a holder
@@ -41,7 +41,7 @@ func TestSafetyWaiterSurvivesKilledSession(t *testing.T) {
 	link.Cut()
 	require.True(t, waitClosed(holder.Lost(), 5*time.Second), "the holder's Lost did not close after the cut")
 	require.Eventually(t, func() bool {
-		return errors.Is(c.Session().Err(), client.ErrSessionLost)
+		return errors.Is(c.Session().Err(), zkrecipes.ErrSessionLost)
 	}, 15*time.Second, pollEvery, "the client gives its session up")
 	time.Sleep(time.Second) // the server has expired it too by now
 	pending(t, res, 0, "the waiter's Lock after its session was lost (it must keep waiting)")
@@ -67,7 +67,7 @@ func TestSafetyWaiterSurvivesKilledSession(t *testing.T) {
 	// The holder did not silently come back.
 	require.True(t, closed(holder.Lost()))
 	_, err = holder.Token(ctx)
-	require.ErrorIs(t, err, mutex.ErrLost)
+	require.ErrorIs(t, err, zkrecipes.ErrLost)
 	t.Logf("Unlock of the lost holding: %v", holder.Unlock(ctx))
 	require.False(t, holder.IsHeld())
 
@@ -84,7 +84,7 @@ func TestSafetyWaiterSurvivesKilledSession(t *testing.T) {
 // waiter must re-queue on its new session, and the holder's Lost closes).
 func TestSafetyWaitingProcessKilledServer(t *testing.T) {
 	noLeaks(t)
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	t.Run("within session", func(t *testing.T) {
 		sfKilledServerRound(t, cl, 10*time.Second, 3*time.Second)
 	})
@@ -93,7 +93,7 @@ func TestSafetyWaitingProcessKilledServer(t *testing.T) {
 	})
 }
 
-func sfKilledServerRound(t *testing.T, cl *zkharness.Cluster, timeout, down time.Duration) {
+func sfKilledServerRound(t *testing.T, cl *zktest.Cluster, timeout, down time.Duration) {
 	ns := namespace(t)
 	ctx := ctxT(t, 150*time.Second)
 	// The test is about surviving, not about a policy's bound: give both
@@ -124,7 +124,7 @@ func sfKilledServerRound(t *testing.T, cl *zkharness.Cluster, timeout, down time
 	err = holder.Unlock(uctx)
 	t.Logf("holder's Unlock after the restart: %v", err)
 	if err != nil {
-		require.True(t, errors.Is(err, mutex.ErrDeletePending) || errors.Is(err, mutex.ErrLost),
+		require.True(t, errors.Is(err, zkrecipes.ErrDeletePending) || errors.Is(err, zkrecipes.ErrLost),
 			"holder's Unlock: %v", err)
 	}
 	require.False(t, holder.IsHeld())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
 
@@ -133,9 +134,9 @@ func TestSemaphoreLease(t *testing.T) {
 	require.False(t, closed(l1.Lost()))
 	require.NoError(t, l1.Release(ctx))
 	require.True(t, closed(l1.Lost()), "Lost stays open after Release")
-	require.ErrorIs(t, l1.Release(ctx), semaphore.ErrNotHeld)
+	require.ErrorIs(t, l1.Release(ctx), zkrecipes.ErrNotHeld)
 	_, err = l1.Token(ctx)
-	require.ErrorIs(t, err, semaphore.ErrNotHeld)
+	require.ErrorIs(t, err, zkrecipes.ErrNotHeld)
 
 	// The next lease has a greater token; deleting its node closes Lost.
 	l2, err := s.Acquire(ctx)
@@ -146,7 +147,7 @@ func TestSemaphoreLease(t *testing.T) {
 	require.NoError(t, obs.Delete(ctx, l2.Node(), -1))
 	require.True(t, waitClosed(l2.Lost(), 10*time.Second), "Lost stayed open after the node was deleted")
 	_, err = l2.Token(ctx)
-	require.ErrorIs(t, err, semaphore.ErrLost)
+	require.ErrorIs(t, err, zkrecipes.ErrLost)
 	require.NoError(t, l2.Release(ctx), "releasing a lost lease deletes nothing and succeeds")
 
 	// Closing the client closes Lost.
@@ -154,9 +155,9 @@ func TestSemaphoreLease(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, c.Close())
 	require.True(t, waitClosed(l3.Lost(), 10*time.Second), "Lost stayed open after the client closed")
-	require.ErrorIs(t, l3.Release(ctx), semaphore.ErrClosed)
+	require.ErrorIs(t, l3.Release(ctx), zkrecipes.ErrClosed)
 	_, err = s.Acquire(ctx)
-	require.ErrorIs(t, err, semaphore.ErrClosed)
+	require.ErrorIs(t, err, zkrecipes.ErrClosed)
 	semNoNodes(t, obs)
 }
 
@@ -187,7 +188,7 @@ func TestSemaphoreLostOnSuspend(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // the session is back: nothing more happens
 	require.False(t, closed(ll.Lost()), "the lease survived the reconnect, yet Lost closed")
 	_, err = ls.Token(ctx)
-	require.ErrorIs(t, err, semaphore.ErrLost)
+	require.ErrorIs(t, err, zkrecipes.ErrLost)
 	require.NoError(t, ls.Release(ctx))
 	require.NoError(t, ll.Release(ctx))
 	semNoNodes(t, c)
@@ -202,29 +203,29 @@ func TestSemaphoreBadInput(t *testing.T) {
 	c := connect(t, clientOpts{ns: ns})
 
 	_, err := semaphore.New(nil, semPath, 1)
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	for _, p := range []string{"", "sem", "/sem/", "/a//b", "/", "/zookeeper/x"} {
 		_, err = semaphore.New(c, p, 1)
-		require.ErrorIs(t, err, semaphore.ErrInvalidPath, "path %q", p)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidPath, "path %q", p)
 	}
 	for _, m := range []int{0, -1} {
 		_, err = semaphore.New(c, semPath, m)
-		require.ErrorIs(t, err, semaphore.ErrInvalidArgument, "max %d", m)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, "max %d", m)
 	}
 	_, err = semaphore.New(c, semPath, 1, nil)
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 
 	s := semNew(t, c, 3)
 	for _, n := range []int{0, -2} {
 		_, err = s.AcquireN(ctx, n)
-		require.ErrorIs(t, err, semaphore.ErrInvalidArgument, "n %d", n)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, "n %d", n)
 	}
 	_, err = s.AcquireN(ctx, 4)
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	require.ErrorIs(t, err, semaphore.ErrTooManyLeases)
 	//lint:ignore SA1012 a nil context is the bad input under test
 	_, err = s.Acquire(nil) //nolint:staticcheck
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	_, err = s.Acquire(cctx)
@@ -236,24 +237,24 @@ func TestSemaphoreBadInput(t *testing.T) {
 	// Zero values answer, never panic.
 	var zs semaphore.Semaphore
 	_, err = zs.Acquire(ctx)
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	_, err = zs.TryAcquire(ctx)
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	_, err = zs.AcquireN(ctx, 1)
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	_, err = zs.Holders(ctx)
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	_, err = zs.Available(ctx)
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	require.Empty(t, zs.Path())
 	require.Zero(t, zs.MaxLeases())
 	var zl semaphore.Lease
-	require.ErrorIs(t, zl.Release(ctx), semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, zl.Release(ctx), zkrecipes.ErrInvalidArgument)
 	_, err = zl.Token(ctx)
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	require.True(t, closed(zl.Lost()))
 	require.Empty(t, zl.Node())
 	require.Nil(t, zl.Data())
 	var nl *semaphore.Lease
-	require.ErrorIs(t, nl.Release(ctx), semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, nl.Release(ctx), zkrecipes.ErrInvalidArgument)
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // Tests of the semaphore's fast path (recipes/semaphore/fast.go): one lease

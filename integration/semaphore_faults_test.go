@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // semCancelOnFire cancels the returned context when fired closes.

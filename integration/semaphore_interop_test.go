@@ -50,7 +50,7 @@ func (p *semJavaProc) wait(t *testing.T) (violations, peak int) {
 func semInsideCheck(ctx context.Context, c *client.Client, inside string, n int) (count int, err error) {
 	var mine []string
 	for range n {
-		p, err := c.CreateWithParents(ctx, inside+"/go-", nil, zk.FlagEphemeralSequential)
+		p, err := c.Create(ctx, inside+"/go-", nil, zk.FlagEphemeralSequential, client.WithParents())
 		if err != nil {
 			return 0, err
 		}

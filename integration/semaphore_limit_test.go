@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 	zkshared "github.com/go-zkrecipes/zkrecipes/recipes/shared"
@@ -117,7 +118,7 @@ func TestSemaphoreCountUnreadable(t *testing.T) {
 	s := semWithCount(t, c, cnt)
 
 	_, err = s.Acquire(ctx)
-	require.ErrorIs(t, err, zkshared.ErrNotStarted)
+	require.ErrorIs(t, err, zkrecipes.ErrNotStarted)
 	assert.Equal(t, 0, s.MaxLeases())
 	semNoNodes(t, c)
 
@@ -127,13 +128,13 @@ func TestSemaphoreCountUnreadable(t *testing.T) {
 	require.NoError(t, l.Release(ctx))
 	require.NoError(t, cnt.Close())
 	_, err = s.TryAcquire(ctx)
-	require.ErrorIs(t, err, zkshared.ErrClosed)
+	require.ErrorIs(t, err, zkrecipes.ErrClosed)
 	semNoNodes(t, c)
 
 	_, err = semaphore.NewWithCount(c, semPath, nil)
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	_, err = semaphore.NewWithCount(c, semPath, cnt, semaphore.WithLimitCheck())
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument, "a limit check on a changing limit")
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, "a limit check on a changing limit")
 }
 
 // TestSemaphoreLimitCheck: with WithLimitCheck the first acquire writes the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
@@ -33,14 +34,14 @@ func TestSemaphoreMutex(t *testing.T) {
 	require.NoError(t, err)
 	require.Positive(t, tok)
 	err = m2.TryLock(ctx)
-	require.ErrorIs(t, err, semaphore.ErrLocked)
-	require.ErrorIs(t, err, mutex.ErrLocked)
+	require.ErrorIs(t, err, zkrecipes.ErrLocked)
+	require.ErrorIs(t, err, zkrecipes.ErrLocked)
 	require.ErrorIs(t, err, semaphore.ErrNoLeases)
 	require.False(t, m2.IsHeld())
 	require.True(t, closed(m2.Lost()))
 	_, err = m2.Token(ctx)
-	require.ErrorIs(t, err, semaphore.ErrNotHeld)
-	require.ErrorIs(t, m2.Unlock(ctx), semaphore.ErrNotHeld)
+	require.ErrorIs(t, err, zkrecipes.ErrNotHeld)
+	require.ErrorIs(t, m2.Unlock(ctx), zkrecipes.ErrNotHeld)
 
 	// Not reentrant: a second Lock of the same handle waits for the Unlock,
 	// which may come from another goroutine.
@@ -53,7 +54,7 @@ func TestSemaphoreMutex(t *testing.T) {
 	require.True(t, closed(lost))
 	require.NoError(t, await(t, res, 10*time.Second, "the second Lock"))
 	require.NoError(t, m1.Unlock(ctx))
-	require.ErrorIs(t, m1.Unlock(ctx), semaphore.ErrNotHeld)
+	require.ErrorIs(t, m1.Unlock(ctx), zkrecipes.ErrNotHeld)
 
 	// As a sync.Locker shared by goroutines.
 	var l sync.Locker = mutex.NewSyncLocker(m2, func(err error) { t.Error(err) })
@@ -73,11 +74,11 @@ func TestSemaphoreMutex(t *testing.T) {
 	semNoNodes(t, obs)
 
 	var zero semaphore.Mutex
-	require.ErrorIs(t, zero.Lock(ctx), semaphore.ErrInvalidArgument)
-	require.ErrorIs(t, zero.TryLock(ctx), semaphore.ErrInvalidArgument)
-	require.ErrorIs(t, zero.Unlock(ctx), semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, zero.Lock(ctx), zkrecipes.ErrInvalidArgument)
+	require.ErrorIs(t, zero.TryLock(ctx), zkrecipes.ErrInvalidArgument)
+	require.ErrorIs(t, zero.Unlock(ctx), zkrecipes.ErrInvalidArgument)
 	_, err = zero.Token(ctx)
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	require.True(t, closed(zero.Lost()))
 	require.False(t, zero.IsHeld())
 	require.Empty(t, zero.Node())

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/retry"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestSemaphoreAcquireAfterLostServer is Curator's
@@ -22,7 +22,7 @@ import (
 // is left behind.
 func TestSemaphoreAcquireAfterLostServer(t *testing.T) {
 	noLeaks(t)
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	ns := namespace(t)
 	ctx := ctxT(t, 150*time.Second)
 	pol, err := retry.UntilElapsed(60*time.Second, 250*time.Millisecond)

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	zkshared "github.com/go-zkrecipes/zkrecipes/recipes/shared"
 )
@@ -47,10 +48,10 @@ func shcNext(t *testing.T, ch <-chan zkshared.Value, d time.Duration) zkshared.V
 	t.Helper()
 	select {
 	case v, ok := <-ch:
-		require.True(t, ok, "Changes was closed")
+		require.True(t, ok, "Events was closed")
 		return v
 	case <-time.After(d):
-		require.FailNowf(t, "no change", "no value on Changes within %v", d)
+		require.FailNowf(t, "no change", "no value on Events within %v", d)
 		return zkshared.Value{}
 	}
 }
@@ -99,13 +100,15 @@ func TestSharedCountSeed(t *testing.T) {
 }
 
 // TestSharedCountChanges: a Set through another client reaches the count
-// through Changes and Get; the writer's own count has it at once.
+// through Events and Get; the writer's own count has it at once.
 func TestSharedCountChanges(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
 	reader := shcStart(t, connect(t, clientOpts{ns: ns}), "/count", 1)
 	writer := shcStart(t, connect(t, clientOpts{ns: ns}), "/count", 1)
 	ctx := ctxT(t, 30*time.Second)
+	changes, cancel := reader.Events()
+	defer cancel()
 
 	for _, n := range []int32{42, -7, 42} {
 		require.NoError(t, writer.Set(ctx, n))
@@ -113,7 +116,7 @@ func TestSharedCountChanges(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, n, mine.Count, "the writer's Get after its own Set")
 
-		got := shcNext(t, reader.Changes(), 10*time.Second)
+		got := shcNext(t, changes, 10*time.Second)
 		assert.Equal(t, mine, got, "the reader sees the write, with its version and mzxid")
 		now, err := reader.Get()
 		require.NoError(t, err)
@@ -194,10 +197,12 @@ func binaryBE(data []byte) int32 {
 	return int32(uint32(data[0])<<24 | uint32(data[1])<<16 | uint32(data[2])<<8 | uint32(data[3]))
 }
 
-// TestSharedCountBurst (acceptance 6): after a burst of 1,000 Sets, the last
-// value a slow reader on another client receives is the final one, values
-// never go backwards, and the writer's own unread channel holds exactly the
-// final value.
+// TestSharedCountBurst (acceptance 6): after a burst of 1,000 Sets, a slow
+// reader on another client receives values that only go forward, the last
+// of them the final one (the server's watch may skip values written between
+// two reads); the writer's own subscription, never read during the burst,
+// holds every value the writer wrote, in order, each once: nothing is
+// dropped however slowly a subscriber reads.
 func TestSharedCountBurst(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
@@ -211,26 +216,24 @@ func TestSharedCountBurst(t *testing.T) {
 		received int
 		backward int
 	}
-	done := make(chan struct{})
+	slow, cancelSlow := reader.Events()
+	defer cancelSlow()
+	mine, cancelMine := writer.Events()
+	defer cancelMine()
 	got := make(chan seen, 1)
 	go func() {
 		var s seen
 		defer func() { got <- s }()
-		for {
-			select {
-			case v, ok := <-reader.Changes():
-				if !ok {
-					return
-				}
-				if v.Mzxid <= s.last.Mzxid {
-					s.backward++
-				}
-				s.last = v
-				s.received++
-				time.Sleep(time.Millisecond) // a slow consumer: values must coalesce
-			case <-done:
+		for v := range slow {
+			if v.Mzxid <= s.last.Mzxid || v.Count <= s.last.Count {
+				s.backward++
+			}
+			s.last = v
+			s.received++
+			if v.Count == sets {
 				return
 			}
+			time.Sleep(time.Millisecond) // a slow consumer: values queue up
 		}
 	}()
 
@@ -241,47 +244,54 @@ func TestSharedCountBurst(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int32(sets), final.Count)
 
-	// The reader has the final value once its Get does; give Changes the
-	// same time, then a quiet spell in which nothing else may arrive.
-	require.Eventually(t, func() bool {
-		v, err := reader.Get()
-		return err == nil && v == final
-	}, 20*time.Second, 10*time.Millisecond, "the reader never read the final value")
-	time.Sleep(500 * time.Millisecond)
-	close(done)
-	s := <-got
+	var s seen
+	select {
+	case s = <-got:
+	case <-time.After(30 * time.Second):
+		require.FailNow(t, "the slow reader never received the final value")
+	}
 	t.Logf("the reader received %d values for %d sets", s.received, sets)
 	assert.Equal(t, final, s.last, "the last value received is the final one")
-	assert.Zero(t, s.backward, "a value older than one already received")
+	assert.Zero(t, s.backward, "a value not newer than one already received")
+	shcNone(t, slow, 500*time.Millisecond, "a value after the final one")
 
-	// The writer never read its own channel: it holds the newest value only.
-	select {
-	case v := <-writer.Changes():
-		assert.Equal(t, final, v)
-	default:
-		t.Fatal("the writer's Changes is empty")
+	// The writer never read its own subscription: it holds every value.
+	for i := 1; i <= sets; i++ {
+		v := shcNext(t, mine, 10*time.Second)
+		require.Equal(t, int32(i), v.Count, "the writer's value number %d", i)
+		if i == sets {
+			assert.Equal(t, final, v, "the writer's last value")
+		}
 	}
+	shcNone(t, mine, 300*time.Millisecond, "a value after the writer's last")
+}
+
+// shcNone requires that no value arrives on ch for quiet.
+func shcNone(t *testing.T, ch <-chan zkshared.Value, quiet time.Duration, what string) {
+	t.Helper()
 	select {
-	case v := <-writer.Changes():
-		t.Fatalf("a second value in the writer's Changes: %+v", v)
-	default:
+	case v, ok := <-ch:
+		if ok {
+			require.FailNowf(t, "an unexpected value", "%s: %+v", what, v)
+		}
+	case <-time.After(quiet):
 	}
 }
 
-// TestSharedCountSubscribe: several subscribers each get every latest
-// value, independently of Changes and of each other (a subscriber that
-// never reads holds just the newest); cancel closes one subscription only,
-// and Close closes the rest.
+// TestSharedCountSubscribe: several subscribers each get every value the
+// count reads, in the same order, independently of each other (one that
+// reads nothing until the end still gets them all); cancel closes one
+// subscription only, and Close closes the rest.
 func TestSharedCountSubscribe(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
 	reader := shcStart(t, connect(t, clientOpts{ns: ns}), "/subs", 0)
 	writer := shcStart(t, connect(t, clientOpts{ns: ns}), "/subs", 0)
 	ctx := ctxT(t, time.Minute)
-	a, cancelA := reader.Subscribe()
-	b, cancelB := reader.Subscribe()
+	a, cancelA := reader.Events()
+	b, cancelB := reader.Events()
 	defer cancelB()
-	idle, cancelIdle := reader.Subscribe()
+	idle, cancelIdle := reader.Events()
 	defer cancelIdle()
 
 	const sets = 200
@@ -290,14 +300,23 @@ func TestSharedCountSubscribe(t *testing.T) {
 	}
 	final, err := writer.Get()
 	require.NoError(t, err)
-	assert.Equal(t, final, shcAwait(t, a, sets, 20*time.Second), "subscriber a")
-	assert.Equal(t, final, shcAwait(t, b, sets, 20*time.Second), "subscriber b")
-	assert.Equal(t, final, shcAwait(t, reader.Changes(), sets, 20*time.Second), "Changes")
-	select {
-	case v := <-idle:
-		assert.Equal(t, final, v, "a subscriber that never read holds the newest value")
-	case <-time.After(5 * time.Second):
-		t.Fatal("the idle subscriber holds nothing")
+	// upTo receives from ch until the final value and returns what came.
+	upTo := func(ch <-chan zkshared.Value, who string) []zkshared.Value {
+		var out []zkshared.Value
+		for {
+			v := shcNext(t, ch, 20*time.Second)
+			out = append(out, v)
+			if v.Count == sets {
+				assert.Equal(t, final, v, who)
+				return out
+			}
+		}
+	}
+	gotA := upTo(a, "subscriber a")
+	assert.Equal(t, gotA, upTo(b, "subscriber b"), "subscribers a and b got the same values")
+	assert.Equal(t, gotA, upTo(idle, "the idle subscriber"), "a subscriber that read nothing until now got every value")
+	for i := 1; i < len(gotA); i++ {
+		assert.Greater(t, gotA[i].Mzxid, gotA[i-1].Mzxid, "values in order")
 	}
 
 	cancelA()
@@ -306,15 +325,16 @@ func TestSharedCountSubscribe(t *testing.T) {
 	assert.False(t, ok, "a cancelled subscription is closed")
 	require.NoError(t, writer.Set(ctx, sets+1))
 	assert.Equal(t, int32(sets+1), shcNext(t, b, 10*time.Second).Count, "b still subscribed")
+	assert.Equal(t, int32(sets+1), shcNext(t, idle, 10*time.Second).Count, "idle still subscribed")
 
 	require.NoError(t, reader.Close())
 	for _, ch := range []<-chan zkshared.Value{b, idle} {
-		for range ch { // drain a value sent before Close
+		for range ch { // closed by Close
 		}
 	}
-	after, _ := reader.Subscribe()
+	after, _ := reader.Events()
 	_, ok = <-after
-	assert.False(t, ok, "Subscribe after Close")
+	assert.False(t, ok, "Events after Close")
 }
 
 // TestSharedCountReconnect: a value set while the count's client was cut off
@@ -341,6 +361,8 @@ func TestSharedCountReconnect(t *testing.T) {
 			sid := c.Session().ID()
 			events, cancel := c.Subscribe()
 			defer cancel()
+			values, stop := cnt.Events()
+			defer stop()
 
 			link.Cut()
 			clExpect(t, events, client.StateSuspended, sid, 10*time.Second)
@@ -358,14 +380,14 @@ func TestSharedCountReconnect(t *testing.T) {
 			ev := clNext(t, events, 30*time.Second)
 			require.Equal(t, client.StateReconnected, ev.State, clDescribe(ev))
 			assert.Equal(t, tc.newSess, ev.SessionID != sid, "session after the cut")
-			got := shcAwait(t, cnt.Changes(), 12, 10*time.Second)
+			got := shcAwait(t, values, 12, 10*time.Second)
 			want, err := other.Get()
 			require.NoError(t, err)
 			assert.Equal(t, want, got)
 
 			// The watch is in place again: later writes arrive too.
 			require.NoError(t, other.Set(ctx, 13))
-			assert.Equal(t, int32(13), shcNext(t, cnt.Changes(), 10*time.Second).Count)
+			assert.Equal(t, int32(13), shcNext(t, values, 10*time.Second).Count)
 		})
 	}
 }
@@ -380,7 +402,7 @@ func TestSharedCountBadData(t *testing.T) {
 	c := connect(t, clientOpts{ns: ns})
 	raw := connect(t, clientOpts{ns: ns})
 	ctx := ctxT(t, time.Minute)
-	_, err := raw.CreateWithParents(ctx, "/bad", []byte("abc"), zk.FlagPersistent)
+	_, err := raw.Create(ctx, "/bad", []byte("abc"), zk.FlagPersistent, client.WithParents())
 	require.NoError(t, err)
 
 	cnt, err := zkshared.NewCount(c, "/bad", 0)
@@ -393,7 +415,7 @@ func TestSharedCountBadData(t *testing.T) {
 	assert.Equal(t, []byte("abc"), bad.Data)
 	assert.Equal(t, "/bad", bad.Path)
 	_, err = cnt.Get()
-	assert.ErrorIs(t, err, zkshared.ErrNotStarted, "a failed Start leaves the count not started")
+	assert.ErrorIs(t, err, zkrecipes.ErrNotStarted, "a failed Start leaves the count not started")
 	data, _ := shcBytes(t, raw, "/bad")
 	assert.Equal(t, []byte("abc"), data, "Start did not overwrite the data")
 
@@ -442,8 +464,9 @@ func TestSharedCountBadData(t *testing.T) {
 }
 
 // TestSharedCountClose: Close stops the watcher (no goroutine left), closes
-// Changes and is idempotent; every later call fails with ErrClosed. Closing
-// the client ends the count's watcher as well.
+// every Events channel, and a second Close returns nil as the first; every
+// later call fails with ErrClosed (Events gives a closed channel). Closing
+// the client ends the count's watcher and its subscriptions as well.
 func TestSharedCountClose(t *testing.T) {
 	noLeaks(t)
 	ns := namespace(t)
@@ -451,33 +474,41 @@ func TestSharedCountClose(t *testing.T) {
 	ctx := ctxT(t, 30*time.Second)
 	cnt := shcStart(t, c, "/count", 1)
 	err := cnt.Start(ctx)
-	assert.ErrorIs(t, err, zkshared.ErrAlreadyStarted)
+	assert.ErrorIs(t, err, zkrecipes.ErrAlreadyStarted)
 
+	values, stop := cnt.Events()
+	defer stop()
 	require.NoError(t, cnt.Close())
-	require.NoError(t, cnt.Close(), "Close is idempotent")
-	_, ok := <-cnt.Changes()
-	assert.False(t, ok, "Changes is closed")
+	require.NoError(t, cnt.Close(), "a second Close returns nil, as the first")
+	_, ok := <-values
+	assert.False(t, ok, "Close closed the subscription")
+	later, _ := cnt.Events()
+	_, ok = <-later
+	assert.False(t, ok, "Events after Close")
 	_, err = cnt.Get()
-	assert.ErrorIs(t, err, zkshared.ErrClosed)
-	assert.ErrorIs(t, cnt.Set(ctx, 2), zkshared.ErrClosed)
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed)
+	assert.ErrorIs(t, cnt.Set(ctx, 2), zkrecipes.ErrClosed)
 	_, err = cnt.TrySet(ctx, zkshared.Value{}, 2)
-	assert.ErrorIs(t, err, zkshared.ErrClosed)
-	assert.ErrorIs(t, cnt.Start(ctx), zkshared.ErrClosed)
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed)
+	assert.ErrorIs(t, cnt.Start(ctx), zkrecipes.ErrClosed)
 	data, _ := shcBytes(t, c, "/count")
 	assert.Equal(t, []byte{0, 0, 0, 1}, data, "nothing was written after Close, and the node stays")
 
-	// A count whose client closes: Changes closes, Get says ErrClosed.
+	// A count whose client closes: its subscription closes, Get says
+	// ErrClosed.
 	c2 := connect(t, clientOpts{ns: ns})
 	cnt2 := shcStart(t, c2, "/count", 1)
+	values2, stop2 := cnt2.Events()
+	defer stop2()
 	require.NoError(t, c2.Close())
 	select {
-	case _, ok := <-cnt2.Changes():
+	case _, ok := <-values2:
 		assert.False(t, ok, "a value instead of the close")
 	case <-time.After(10 * time.Second):
-		t.Fatal("Changes still open after the client closed")
+		t.Fatal("Events still open after the client closed")
 	}
 	_, err = cnt2.Get()
-	assert.ErrorIs(t, err, zkshared.ErrClosed)
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed)
 	require.NoError(t, cnt2.Close())
 }
 
@@ -506,7 +537,7 @@ func shcJava(t *testing.T, ctx context.Context, args ...string) (count int32, ve
 
 // TestSharedCountCuratorInterop (acceptance 5): Curator 5.4's own
 // SharedCount and ours read each other's values, byte for byte: Java sets,
-// Go reads (through Changes and the raw node); Go sets, Java reads and
+// Go reads (through Events and the raw node); Go sets, Java reads and
 // prints both its count and the raw bytes.
 func TestSharedCountCuratorInterop(t *testing.T) {
 	noLeaks(t)
@@ -515,11 +546,13 @@ func TestSharedCountCuratorInterop(t *testing.T) {
 	c := connect(t, clientOpts{})
 	ctx := ctxT(t, 3*time.Minute)
 	cnt := shcStart(t, c, path, 1)
+	values, stop := cnt.Events()
+	defer stop()
 
 	for _, n := range []int32{-123456789, 2147483647} {
 		jc, jv, jraw := shcJava(t, ctx, path, "set", strconv.Itoa(int(n)))
 		assert.Equal(t, n, jc, "Java's own reading after its set")
-		got := shcAwait(t, cnt.Changes(), n, 10*time.Second)
+		got := shcAwait(t, values, n, 10*time.Second)
 		assert.Equal(t, jv, got.Version, "Go reads the version Java wrote")
 		data, _ := shcBytes(t, c, path)
 		assert.Equal(t, jraw, data, "the bytes Java wrote")

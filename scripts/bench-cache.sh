@@ -5,7 +5,7 @@
 # persistent recursive watch), each zkbench a process of its own.
 #
 # It starts one local ZooKeeper 3.8 (java QuorumPeerMain from Debian's
-# zookeeper package, configured as zkharness's local backend does), warms it
+# zookeeper package, configured as zktest's local backend does), warms it
 # up, then runs ROUNDS rounds (default 3), Go first in odd rounds and
 # Curator first in even ones, of:
 #

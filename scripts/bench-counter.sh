@@ -9,7 +9,7 @@
 # optimistic tries.
 #
 # It starts one local ZooKeeper 3.8 (java QuorumPeerMain from Debian's
-# zookeeper package, configured as zkharness's local backend does), warms it
+# zookeeper package, configured as zktest's local backend does), warms it
 # up, then for each run below measures the three ROUNDS times (default 3),
 # rotating their order every round, each measurement BUDGET long (default
 # 4s) after 200 unmeasured increments per worker:

@@ -17,7 +17,7 @@
 #     latchcrash     recipes/election Latch
 #
 # It starts one local ZooKeeper 3.8 (java QuorumPeerMain from Debian's
-# zookeeper package, configured as zkharness's local backend does), warms it
+# zookeeper package, configured as zktest's local backend does), warms it
 # up, then runs every recipe ROUNDS times (default 3), rotating the order
 # within each group every round; each measurement is WARMUP unmeasured terms
 # (default 200) then ITERS measured ones (default 200), capped at BUDGET

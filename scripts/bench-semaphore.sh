@@ -6,7 +6,7 @@
 # acquire then release at once.
 #
 # It starts one local ZooKeeper 3.8 (java QuorumPeerMain from Debian's
-# zookeeper package, configured as zkharness's local backend does), warms it
+# zookeeper package, configured as zktest's local backend does), warms it
 # up, then for each of (W=1,L=5), (W=10,L=5), (W=20,L=2) runs the three
 # recipes ROUNDS times (default 3), rotating their order every round, each
 # measurement capped at BUDGET (default 5s). It prints every result line, then

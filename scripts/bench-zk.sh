@@ -1,6 +1,6 @@
 # Sourced by the bench scripts: bench_zk_start NAME [SERVERS] builds
 # cmd/zkbench into $work/zkbench and starts SERVERS (default 1) local
-# ZooKeeper 3.8 servers (Debian's package, configured as zkharness's local
+# ZooKeeper 3.8 servers (Debian's package, configured as zktest's local
 # backend: tickTime 200, SerialGC, 256 MB), one standalone server or an
 # ensemble of local java processes, on free loopback ports; it sets work (a
 # temp directory) and zk (host:port[,host:port...]), and stops the servers

@@ -6,7 +6,7 @@
 #
 # The image honours the environment variables of the official "zookeeper" image
 # (ZOO_MY_ID, ZOO_SERVERS, ZOO_TICK_TIME, ZOO_CFG_EXTRA, JVMFLAGS, ...; see
-# scripts/zk-image/docker-entrypoint.sh), so integration/zkharness drives both
+# scripts/zk-image/docker-entrypoint.sh), so zktest drives both
 # the same way.
 #
 # Idempotent: when the image already exists it is reused and nothing is done,

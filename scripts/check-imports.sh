@@ -8,6 +8,10 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export PATH="$PATH:/usr/local/go/bin"
+# The root module as a user gets it: without the workspace (go.work), whose
+# other modules would also be listed by go list -m, and whose build list
+# has the contrib modules' dependencies in it.
+export GOWORK=off
 
 module=$(go list -m) || exit 1
 libs=(./client/... ./retry/... ./internal/... ./recipes/...)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fetches the jars of the ZooKeeper servers that the harness's local-process
-# backend runs besides Debian bookworm's 3.8.0 (zkharness.WithVersion and
+# backend runs besides Debian bookworm's 3.8.0 (zktest.WithVersion and
 # ZK_VERSION), one directory each: ${ZK_VERSIONS_DIR:-/opt/zkrecipes}/zookeeper-VERSION/lib.
 #
 #   3.9.3   Debian trixie's libzookeeper-java: the 3.9 line.

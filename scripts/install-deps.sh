@@ -4,7 +4,10 @@
 # Curator's jars (recipes and curator-x-discovery) for the Go/Java
 # interoperability tests, and the jars of the other ZooKeeper versions the
 # local backend runs (scripts/fetch-zk-jars.sh: 3.9.3, and 3.4.13 without
-# addWatch). Idempotent: does nothing when everything is present.
+# addWatch). Also Debian's redis-server and mariadb-server, whose programs
+# examples/fencing and integration/fencingit run as throwaway processes on
+# loopback (never as system services: none is started here). Idempotent: does
+# nothing when everything is present.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -27,9 +30,11 @@ command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
 [ -f /usr/share/java/curator-recipes.jar ] || need+=(libcurator-recipes-java libcurator-framework-java libcurator-client-java)
 [ -f /usr/share/java/curator-x-discovery.jar ] || need+=(libcurator-discovery-java)
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+{ [ -x /usr/sbin/mariadbd ] && command -v mariadb-install-db >/dev/null 2>&1; } || need+=(mariadb-server)
 
 if [ ${#need[@]} -eq 0 ]; then
-	echo "install-deps: zookeeper, java and curator are present"
+	echo "install-deps: zookeeper, java, curator, redis-server and mariadb-server are present"
 	zk_versions
 	exit 0
 fi
@@ -38,6 +43,15 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 echo "install-deps: installing ${need[*]}"
+# Packages with a service (redis-server, mariadb-server) must not start it:
+# the tests start their own servers. policy-rc.d says so to invoke-rc.d while
+# apt runs, unless the machine has one already (Debian's images do).
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' >"$policy"
+	chmod +x "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
 apt-get update -q >/dev/null
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >/dev/null
 zk_versions

@@ -5,13 +5,18 @@
 #   2. a Docker engine (docker.io, dockerd) and a ZooKeeper image built locally
 #      from Debian's packages, for the testcontainers-go backend;
 #   3. go vet, the library import check (scripts/check-imports.sh), gofmt
-#      and the doc-comment check (scripts/checkdocs), then
+#      and the doc-comment check (scripts/checkdocs), the recipes' shape
+#      check (scripts/checkshape), then
 #      every test with -race on the docker backend, then a smoke subset again
 #      on the local-process backend (with the TLS and ACL tests of
 #      integration/securityit, so they run on both);
 #   4. go vet and every test with -race of each module under contrib/ (the
-#      metrics and tracing adapters, with go.mod files of their own), on the
-#      local-process backend;
+#      metrics and tracing adapters, with go.mod files of their own), in the
+#      workspace (go.work: against this working tree's root module), on the
+#      local-process backend; before the tests, each contrib module is built
+#      and vetted as a user's module would be, without the workspace and
+#      without a replace, against the root module packed at the version it
+#      requires (scripts/check-contrib-user.sh, about 10 s);
 #   5. the wire, cache and election suites (and the persistent watches'
 #      tests) again with -race on ZooKeeper 3.9.3, the local backend with the
 #      jars scripts/install-deps.sh fetched (ZK_VERSION; about 2.5 minutes).
@@ -23,6 +28,11 @@ export PATH="$PATH:/usr/local/go/bin"
 export ZK_IMAGE="${ZK_IMAGE:-zkrecipes/zookeeper:3.8-debian}"
 export TESTCONTAINERS_RYUK_DISABLED=true
 export TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
+# The root module is vetted and tested as a user gets it, without the
+# workspace (go.work), whose build list has the contrib modules' newer
+# dependencies in it; the contrib modules use the workspace (workspace=).
+export GOWORK=off
+workspace="GOWORK=$PWD/go.work"
 log="$(mktemp -d)/test.log"
 
 bash scripts/install-deps.sh || exit 1
@@ -44,9 +54,11 @@ for mod in contrib/*/go.mod; do
 	[ -e "$mod" ] && contrib+=("$(dirname "$mod")")
 done
 for dir in "${contrib[@]}"; do
-	echo "test: go vet ./... in $dir (a module of its own)"
-	(cd "$dir" && go vet ./...) || exit 1
+	echo "test: go vet ./... in $dir (a module of its own, in the workspace)"
+	(cd "$dir" && env "$workspace" go vet ./...) || exit 1
 done
+echo "test: the contrib modules as a user's modules (scripts/check-contrib-user.sh)"
+bash scripts/check-contrib-user.sh || exit 1
 
 echo "test: scripts/check-imports.sh"
 bash scripts/check-imports.sh || exit 1
@@ -63,7 +75,10 @@ if [ -n "$unformatted" ]; then
 fi
 
 echo "test: exported identifiers of the library and the harness have doc comments"
-go run ./scripts/checkdocs client retry internal recipes integration/zkharness integration/zerocheck "${contrib[@]}" || exit 1
+go run ./scripts/checkdocs doc.go errors.go client retry internal recipes zktest integration/zerocheck integration/lockdebate "${contrib[@]}" || exit 1
+
+echo "test: every recipe package keeps the conventions the README states (scripts/checkshape)"
+go run ./scripts/checkshape recipes/*/ || exit 1
 
 status=0
 echo "test: go test -race ./... with ZK_BACKEND=$backend (log: $log)"
@@ -73,13 +88,13 @@ if [ "$backend" = docker ]; then
 	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v \
 		-run 'Smoke|TestClientLifecycle|TestClientShortCutKeepsSession|TestClientLongCutLosesSession|TestMutexExclusion|TestCuratorInteropMutex' \
 		./integration/ >>"$log" 2>&1 || status=1
-	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends|TestTLSCluster' ./integration/zkharness/ >>"$log" 2>&1 || status=1
+	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends|TestTLSCluster' ./zktest/ >>"$log" 2>&1 || status=1
 	# TLS and ACLs on a real server, on both backends (issue 18): the whole package again.
 	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./integration/securityit/ >>"$log" 2>&1 || status=1
 fi
 for dir in "${contrib[@]}"; do
 	echo "test: go test -race ./... in $dir with ZK_BACKEND=local"
-	(cd "$dir" && ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./...) >>"$log" 2>&1 || status=1
+	(cd "$dir" && env "$workspace" ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./...) >>"$log" 2>&1 || status=1
 done
 
 # Issue 27: the same suites on ZooKeeper 3.9 as on Debian's 3.8.
@@ -88,7 +103,7 @@ ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v ./clien
 ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v \
 	-run '^(TestElection|TestLatch|TestRun|TestClientPersistent)' ./integration/ >>"$log" 2>&1 || status=1
 
-grep -hE "zkharness: backend=[a-z]+ .*servers=[0-9]+ addrs=" "$log" | sed 's/^.*zkharness: /test: served by: /' | sort | uniq -c
+grep -hE "zktest: backend=[a-z]+ .*servers=[0-9]+ addrs=" "$log" | sed 's/^.*zktest: /test: served by: /' | sort | uniq -c
 grep -E '^(ok|FAIL|---)[[:space:]]' "$log" | grep -v -- '--- PASS' || true
 # The chaos scenarios' summary lines (seed, faults, checks): a failed one reruns with CHAOS_SEED.
 grep -hoE 'chaos [a-z]+ seed=[0-9]+ .*' "$log" | sed 's/^/test: /' || true

@@ -46,7 +46,7 @@ func benchCacheInit(b *testing.B, leaves int, f cacheFlags) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_ = ch.Close()
+		_ = ch.Close(ctx)
 	}
 	b.ReportMetric(float64(tree.nodes()), "nodes")
 }
@@ -75,13 +75,10 @@ func BenchmarkCacheChange(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ch.Close()
+	defer ch.Close(ctx)
 	events, cancel := ch.Events()
 	defer cancel()
-	if err := ch.Start(); err != nil {
-		b.Fatal(err)
-	}
-	if err := ch.WaitInitialized(ctx); err != nil {
+	if err := ch.Start(ctx); err != nil {
 		b.Fatal(err)
 	}
 	for ev := range events {

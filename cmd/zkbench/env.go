@@ -15,8 +15,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // benchRoot is the parent of every zkbench process's own directory. It is a
@@ -27,8 +27,8 @@ const benchRoot = "/zkbench"
 // logger, and an admin session that sets up and removes the run directories.
 type env struct {
 	servers []string
-	cluster *zkharness.Cluster // nil when the servers were given
-	logger  *slog.Logger       // for the workers' clients: warnings only
+	cluster *zktest.Cluster // nil when the servers were given
+	logger  *slog.Logger    // for the workers' clients: warnings only
 	admin   *zk.Conn
 	base    string // this process's own directory, removed by close
 	runs    atomic.Int64
@@ -59,11 +59,11 @@ func openEnv(ctx context.Context, zkFlag, backend string, count bool, stderr io.
 			e.close()
 		}
 	}()
-	opts := []zkharness.Option{zkharness.WithLogger(slog.New(slog.NewTextHandler(stderr, nil)))}
+	opts := []zktest.Option{zktest.WithLogger(slog.New(slog.NewTextHandler(stderr, nil)))}
 	if backend != "" {
-		opts = append(opts, zkharness.WithBackend(zkharness.Backend(backend)))
+		opts = append(opts, zktest.WithBackend(zktest.Backend(backend)))
 	}
-	e.servers, e.cluster, err = zkharness.ServersOrThrowaway(ctx, zkFlag, opts...)
+	e.servers, e.cluster, err = zktest.ServersOrThrowaway(ctx, zkFlag, opts...)
 	if err != nil {
 		return nil, err
 	}

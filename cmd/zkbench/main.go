@@ -1,6 +1,6 @@
 // Command zkbench measures distributed locks on a real ZooKeeper.
 //
-//	zkbench -recipe mutex|gozk|naive|floor|curator-mutex -workers N -iters M [-warmup K] [-session 10s] [-budget D] [-zk ADDR | -backend B]
+//	zkbench -recipe mutex|gozk|naive|floor|curator-mutex|multilock|curator-multilock -workers N -iters M [-warmup K] [-session 10s] [-budget D] [-zk ADDR | -backend B]
 //	zkbench -recipe rwlock|curator-rwlock -readers R -writers W -iters M ...
 //	zkbench -recipe semaphore|semfloor|curator-semaphore -workers N -max L -iters M ...
 //	zkbench -recipe latch|run|electfloor|requeuefloor|curator-latch|curator-run|latchcrash -participants P -iters M ...
@@ -41,8 +41,11 @@
 //	        delete with the bare client, uncontended; with several workers each
 //	        works on a path of its own. It is the server's cost of one cycle.
 //	rwlock  readers and writers of recipes/rwlock (-readers R -writers W)
-//	curator-mutex, curator-rwlock
-//	        Curator 5.4's InterProcessMutex and InterProcessReadWriteLock
+//	multilock  zkrecipes' mutex.Multi over the mutexes of three paths
+//	        (dir/p0, dir/p1, dir/p2): a cycle takes and releases all three
+//	curator-mutex, curator-rwlock, curator-multilock
+//	        Curator 5.4's InterProcessMutex, InterProcessReadWriteLock and
+//	        InterProcessMultiLock (of the same three paths, in that order)
 //	        in a java process (java/CuratorLockBench.java, built into
 //	        zkbench, compiled with javac on first use), measured the same
 //	        way; their lines have no events_per_release
@@ -129,7 +132,7 @@
 // has their line's fields). The queue recipes measure items through one
 // queue, N producers and N consumers (recipe_queue.go).
 //
-// Without -zk, zkbench starts a throwaway server with zkharness, by default
+// Without -zk, zkbench starts a throwaway server with zktest, by default
 // on the local backend (a java process on loopback, so no docker-proxy sits
 // in the path); -backend docker or auto chooses otherwise, and -backend ""
 // leaves the choice to ZK_BACKEND. Everything it creates lives under a fresh /zkbench/<run> path
@@ -171,7 +174,7 @@ const defaultSession = 10 * time.Second
 // options are the command's flags.
 type options struct {
 	run     runConfig
-	zk      string // -zk as given; see zkharness.ServersOrThrowaway
+	zk      string // -zk as given; see zktest.ServersOrThrowaway
 	backend string
 	timeout time.Duration
 	all     bool
@@ -199,7 +202,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.run.readers, "readers", 0, "rwlock: workers taking the read lock")
 	fs.IntVar(&o.run.writers, "writers", 0, "rwlock: workers taking the write lock")
 	fs.StringVar(&o.zk, "zk", "", "ZooKeeper `host:port,...` (default: start a throwaway server)")
-	fs.StringVar(&o.backend, "backend", "local", `zkharness backend when -zk is empty: local, docker, auto, or "" for $ZK_BACKEND`)
+	fs.StringVar(&o.backend, "backend", "local", `zktest backend when -zk is empty: local, docker, auto, or "" for $ZK_BACKEND`)
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up on the whole command after this long")
 	fs.BoolVar(&o.all, "all", false, "run the comparison matrix (ignores -recipe, -workers, -iters, -warmup)")
 	fs.BoolVar(&o.big, "big", false, "with -all: add runs with 1000 waiters")

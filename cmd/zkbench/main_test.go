@@ -9,7 +9,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // zkAddr is the connect string of the one ZooKeeper server TestMain starts
@@ -21,7 +21,7 @@ var zkAddr string
 // running at the end. Without a server it fails; it never skips.
 func TestMain(m *testing.M) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	cluster, err := zkharness.Start(ctx)
+	cluster, err := zktest.Start(ctx)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "zkbench: cannot start ZooKeeper (tests are never skipped):", err)

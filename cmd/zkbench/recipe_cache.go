@@ -316,17 +316,14 @@ func loadCache(ctx context.Context, c *client.Client, f cacheFlags, tree cacheTr
 	if err != nil {
 		return nil, err
 	}
-	if err := ch.Start(); err != nil {
-		return nil, err
-	}
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	if err := ch.WaitInitialized(wctx); err != nil {
-		_ = ch.Close()
-		return nil, fmt.Errorf("wait for initialized: %w", err)
+	if err := ch.Start(wctx); err != nil { // returns once initialized
+		_ = ch.Close(ctx)
+		return nil, fmt.Errorf("start the cache: %w", err)
 	}
 	if n := ch.Len(); n != tree.nodes() {
-		_ = ch.Close()
+		_ = ch.Close(ctx)
 		return nil, fmt.Errorf("initialized cache holds %d nodes, want %d", n, tree.nodes())
 	}
 	return ch, nil
@@ -349,7 +346,7 @@ func goCacheInit(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tree 
 		took := time.Since(start)
 		cpu := cpuTime() - cpu0
 		if err == nil {
-			err = ch.Close()
+			err = ch.Close(ctx)
 		}
 		_ = c.Close()
 		if err != nil {
@@ -403,7 +400,7 @@ const changeTimeout = 30 * time.Second
 // goCacheLatency opens -workers caches of the tree, each on a session of
 // its own, then sets the leaves' data one change at a time on the admin
 // session (bare go-zookeeper), round robin over the leaves, and measures
-// from each setData call to each cache's Changed event, as its listener
+// from each setData call to each cache's Changed event, as its reader
 // gets it. The next change starts once every cache has seen the last.
 func goCacheLatency(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tree cacheTree) (cacheResult, error) {
 	var cur atomic.Pointer[change]
@@ -418,18 +415,16 @@ func goCacheLatency(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tr
 		if err != nil {
 			return w, err
 		}
-		if _, err := ch.Listen(func(ev cache.Event) {
-			if x := cur.Load(); x != nil {
-				x.seen(ev)
+		events, _ := ch.Events() // closed by the cache's Close
+		go func() {
+			for ev := range events {
+				if x := cur.Load(); x != nil {
+					x.seen(ev)
+				}
 			}
-		}); err != nil {
-			return w, err
-		}
-		if err := ch.Start(); err != nil {
-			return w, err
-		}
-		w.ch = ch
-		return w, ch.WaitInitialized(ctx)
+		}()
+		w.ch = ch               // closed by the worker's closer, also when Start fails
+		return w, ch.Start(ctx) // returns once initialized
 	})
 	if err != nil {
 		return cacheResult{}, err
@@ -484,7 +479,7 @@ type cacheWorker struct {
 func (w cacheWorker) closer() func() {
 	return func() {
 		if w.ch != nil {
-			_ = w.ch.Close()
+			_ = w.ch.Close(context.Background()) // bounded: at most a second
 		}
 		if w.c != nil {
 			_ = w.c.Close()
@@ -553,7 +548,7 @@ func goCacheHeap(ctx context.Context, e *env, cfg runConfig, f cacheFlags, tree 
 	}
 	loaded := heapInUse()
 	runtime.KeepAlive(ch)
-	if err := ch.Close(); err != nil {
+	if err := ch.Close(ctx); err != nil {
 		return cacheResult{}, err
 	}
 	closed := heapInUse()

@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// The Curator lock recipes: Curator 5.4's InterProcessMutex and
-// InterProcessReadWriteLock in a java process, measured as the Go locks
+// The Curator lock recipes: Curator 5.4's InterProcessMutex,
+// InterProcessReadWriteLock and InterProcessMultiLock in a java process, measured as the Go locks
 // are (java/CuratorLockBench.java) and printed in their result line.
 const (
 	recipeCuratorMutex  = "curator-mutex"
@@ -18,7 +18,7 @@ const (
 )
 
 func isCuratorLock(name string) bool {
-	return name == recipeCuratorMutex || name == recipeCuratorRWLock
+	return name == recipeCuratorMutex || name == recipeCuratorRWLock || name == recipeCuratorMultiLock
 }
 
 // curatorLockSource is java/CuratorLockBench.java, built into the command

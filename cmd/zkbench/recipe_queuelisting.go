@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -39,10 +38,8 @@ func runQueueListing(ctx context.Context, e *env, cfg runConfig, stdout io.Write
 	}
 	defer c.Close()
 	items := dir + "/items"
-	if _, err := c.CreateWithParents(ctx, items, nil, zk.FlagContainer); err != nil && !strings.Contains(err.Error(), "exists") {
-		if _, err := c.CreateWithParents(ctx, items, nil, 0); err != nil {
-			return err
-		}
+	if err := c.EnsureContainers(ctx, items); err != nil {
+		return err
 	}
 	var made []string
 	defer func() { // the run directory is deleted one node at a time: go faster

@@ -18,7 +18,7 @@ const (
 	recipeRWLock = "rwlock"
 )
 
-var recipeNames = slices.Concat([]string{recipeMutex, recipeGozk, recipeNaive, recipeFloor, recipeRWLock, recipeCuratorMutex, recipeCuratorRWLock}, semRecipeNames, electRecipeNames, cacheRecipeNames, counterRecipeNames, queueRecipeNames, []string{recipeQueueListing})
+var recipeNames = slices.Concat([]string{recipeMutex, recipeGozk, recipeNaive, recipeFloor, recipeRWLock, recipeCuratorMutex, recipeCuratorRWLock, recipeMultiLock, recipeCuratorMultiLock}, semRecipeNames, electRecipeNames, cacheRecipeNames, counterRecipeNames, queueRecipeNames, []string{recipeQueueListing})
 
 // newRecipe makes a fresh directory for the run and returns the recipe's
 // worker factory.
@@ -38,6 +38,8 @@ func newRecipe(ctx context.Context, e *env, cfg runConfig) (*recipe, error) {
 		return floorRecipe(e, dir, cfg.session, cfg.workers), nil
 	case recipeRWLock:
 		return rwlockRecipe(ctx, e, dir, cfg)
+	case recipeMultiLock:
+		return multiLockRecipe(e, dir, cfg.session), nil
 	}
 	return nil, fmt.Errorf("unknown recipe %q", cfg.recipe)
 }

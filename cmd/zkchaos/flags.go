@@ -42,7 +42,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.calm, "calm", 8*time.Second, "each round's calm phase")
 	fs.Uint64Var(&o.seed, "seed", 0, "the first round's seed (0: from the clock); round i uses seed+i")
 	fs.DurationVar(&o.progress, "progress", 10*time.Second, "how often to print a progress line")
-	fs.StringVar(&o.backend, "backend", "", `zkharness backend: local, docker, auto, or "" for $ZK_BACKEND`)
+	fs.StringVar(&o.backend, "backend", "", `zktest backend: local, docker, auto, or "" for $ZK_BACKEND`)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, errHelp

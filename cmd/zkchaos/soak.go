@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // sample is the process's live heap and goroutines after a round.
@@ -78,13 +78,13 @@ func (t *totals) line() string {
 // soak starts the cluster and runs rounds until the duration is up.
 func soak(ctx context.Context, o options, stdout, stderr io.Writer) int {
 	start := time.Now()
-	hopts := []zkharness.Option{zkharness.WithServers(o.servers),
-		zkharness.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))}
+	hopts := []zktest.Option{zktest.WithServers(o.servers),
+		zktest.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))}
 	if o.backend != "" && o.backend != "auto" {
-		hopts = append(hopts, zkharness.WithBackend(zkharness.Backend(o.backend)))
+		hopts = append(hopts, zktest.WithBackend(zktest.Backend(o.backend)))
 	}
 	sctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	cluster, err := zkharness.Start(sctx, hopts...)
+	cluster, err := zktest.Start(sctx, hopts...)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(stderr, "zkchaos: cannot start ZooKeeper:", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
 )
@@ -73,7 +74,7 @@ It prints the new value and version.`,
 				}
 				st, err := c.Set(ctx, p, data, -1)
 				if isNoNode(err) {
-					_, err = c.CreateWithParents(ctx, p, data, 0)
+					_, err = c.Create(ctx, p, data, 0, client.WithParents())
 					switch {
 					case err == nil:
 						_, st, err = c.Exists(ctx, p)

@@ -445,7 +445,7 @@ func TestRevoke(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	// No holder yet: refused.
-	_, err = c.CreateWithParents(ctx, "/jobs/rev", nil, 0)
+	_, err = c.Create(ctx, "/jobs/rev", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	requireOneLineError(t, zkr(t, ns, "revoke", "/jobs/rev"), 1)
 
@@ -508,9 +508,9 @@ func TestDoctorFindsPersistentParentAndForeignChild(t *testing.T) {
 
 	// A semaphore with more lease nodes than the limit written on it (and
 	// nobody waiting in locks/).
-	_, err = c.CreateWithParents(ctx, "/sem", []byte("1"), 0)
+	_, err = c.Create(ctx, "/sem", []byte("1"), 0, client.WithParents())
 	require.NoError(t, err)
-	_, err = c.CreateWithParents(ctx, "/sem/locks", nil, 0)
+	_, err = c.Create(ctx, "/sem/locks", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	_, err = c.Create(ctx, "/sem/leases", nil, 0)
 	require.NoError(t, err)

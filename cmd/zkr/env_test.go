@@ -41,7 +41,7 @@ func TestServersAndDigestAuthFromTheEnvironment(t *testing.T) {
 	defer cancel()
 	require.NoError(t, c.Start(ctx))
 	t.Cleanup(func() { _ = c.Close() })
-	_, err = c.CreateWithParents(ctx, "/secret", encodeCount(5), 0) // "creator all": only svc may read it
+	_, err = c.Create(ctx, "/secret", encodeCount(5), 0, client.WithParents()) // "creator all": only svc may read it
 	require.NoError(t, err)
 	_, _, err = c.Exists(ctx, "/secret")
 	require.NoError(t, err)

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 )
 
@@ -110,16 +112,29 @@ func watchEvents(ctx context.Context, c clientAPI, p string, o eventOptions, w i
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	defer ch.Close()
-	events, cancel := ch.Events() // before Start: the first load's events too
+	defer ch.Close(context.Background()) // bounded: at most a second
+	events, cancel := ch.Events()        // before Start: the first load's events too
 	defer cancel()
-	if err := ch.Start(); err != nil {
-		return fail(exitNotFound, "%s: %v", p, err)
-	}
+	// Start returns after the first load: on a goroutine of its own, so that
+	// the load's events are printed as they come. It ends with the cache's
+	// Close, if not before.
+	started := make(chan error, 1)
+	go func() { started <- ch.Start(ctx) }()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case err := <-started:
+			switch {
+			case err == nil:
+			case ctx.Err() != nil:
+				return nil
+			case errors.Is(err, zkrecipes.ErrClosed):
+				return fail(exitConnect, "%s: the cache ended (client closed)", p)
+			default:
+				return fail(exitNotFound, "%s: %v", p, err)
+			}
+			started = nil // the first load is done: events only from now on
 		case ev, ok := <-events:
 			if !ok {
 				if ctx.Err() != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 )
@@ -99,7 +100,7 @@ func TestWatchEventsJSON(t *testing.T) {
 	ns := namespace(t)
 	c := connect(t, ns)
 	ctx := ctxT(t, time.Minute)
-	_, err := c.CreateWithParents(ctx, "/w/a", []byte("one"), 0)
+	_, err := c.Create(ctx, "/w/a", []byte("one"), 0, client.WithParents())
 	require.NoError(t, err)
 
 	s := startStream(t, ns, "watch", "--events", "--json", "--depth", "2", "/w")

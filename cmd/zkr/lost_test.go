@@ -9,14 +9,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // A holder whose server stops answering loses the lock past its session
 // timeout: its child is terminated, and a second zkr lock queued on the same
 // path starts its child only after that child has ended.
 func TestLockChildTerminatedWhenTheSessionIsCut(t *testing.T) {
-	cluster := zkharness.ForTest(t) // its own server: this test freezes it
+	cluster := zktest.ForTest(t) // its own server: this test freezes it
 	addr := cluster.ConnectString()
 	ns := namespace(t)
 	dir := t.TempDir()

@@ -16,13 +16,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // shared is the one server this package's tests use, each test under its own
 // namespace; zkrBin is the zkr binary built once for them.
 var (
-	shared *zkharness.Cluster
+	shared *zktest.Cluster
 	zkrBin string
 )
 
@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	shared, err = zkharness.Start(ctx)
+	shared, err = zktest.Start(ctx)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "zkr: cannot start ZooKeeper (tests are never skipped):", err)

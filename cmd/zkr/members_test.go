@@ -21,9 +21,8 @@ func joinGroup(t *testing.T, ns, p, id string, data []byte) *client.Client {
 	c := connect(t, ns)
 	m, err := group.New(c, p, id, data)
 	require.NoError(t, err)
-	require.NoError(t, m.Start())
-	t.Cleanup(func() { _ = m.Close(context.Background()) })
-	require.NoError(t, m.WaitJoined(ctxT(t, 30*time.Second)))
+	t.Cleanup(func() { _ = m.Close(context.Background()) }) // also when Start fails
+	require.NoError(t, m.Start(ctxT(t, 30*time.Second)))
 	return c
 }
 

@@ -17,17 +17,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestTLSFlags runs zkr against a server's secure port (a server of its
-// own, started with zkharness.WithTLS): with the cluster's CA and client
+// own, started with zktest.WithTLS): with the cluster's CA and client
 // certificate it shows a holder; with a CA that is not the server's, or
 // without TLS, it fails at once with exit 3 and says why; bad flags are
 // usage errors (exit 2).
 func TestTLSFlags(t *testing.T) {
-	cluster := zkharness.ForTest(t, zkharness.WithTLS())
+	cluster := zktest.ForTest(t, zktest.WithTLS())
 	files := cluster.TLS()
 	secure := cluster.SecureConnectString()
 	ns := namespace(t)

@@ -14,9 +14,11 @@ const (
 	AttrEnded     = attribute.Key("zkrecipes.ended")            // how a holding ended: EndedReleased, EndedLost
 	AttrState     = attribute.Key("zkrecipes.session.state")    // Connected, Suspended, Reconnected, Lost
 	AttrCacheType = attribute.Key("zkrecipes.cache.event.type") // NODE_CREATED, NODE_CHANGED, NODE_DELETED, INITIALIZED
+	AttrOp        = attribute.Key("zkrecipes.request.op")       // a request's op: one of client's Op constants
+	AttrErrorType = attribute.Key("error.type")                 // OpenTelemetry's: a failed request's class, client.RequestHook.Label
 )
 
-var ownKeys = []attribute.Key{AttrRecipe, AttrPath, AttrOutcome, AttrEnded, AttrState, AttrCacheType}
+var ownKeys = []attribute.Key{AttrRecipe, AttrPath, AttrOutcome, AttrEnded, AttrState, AttrCacheType, AttrOp, AttrErrorType}
 
 // The values of AttrOutcome: the client's, by the rule of
 // client.AcquireOutcome.Label.

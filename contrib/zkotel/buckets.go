@@ -26,3 +26,12 @@ var DefaultStateBuckets = []float64{
 	0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60,
 	300, 1800, 3600, 6 * 3600, 24 * 3600,
 }
+
+// DefaultRequestBuckets are the bucket bounds, in seconds, advised for
+// zkrecipes.request.duration: from 0.1 ms, a read from a server on the
+// same host, to 10 s, a request caught in a leader election (as
+// contrib/zkprom's).
+var DefaultRequestBuckets = []float64{
+	0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+	0.25, 0.5, 1, 2.5, 5, 10,
+}

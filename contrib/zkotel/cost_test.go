@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -23,7 +24,7 @@ func TestHooksConcurrent(t *testing.T) {
 		wg.Go(func() {
 			rc := recipes[g%len(recipes)]
 			for i := range each {
-				_, done := h.StartAcquire(context.Background(), rc, "/p")
+				_, done := startAcquire(h, context.Background(), rc, "/p")
 				done(nil)
 				h.Released(client.Release{Recipe: rc, Path: "/p", Held: time.Millisecond, Lost: i%2 == 0})
 				h.CacheEvent(client.CacheEventHook{Root: "/c", Type: "NODE_CHANGED"})
@@ -65,11 +66,17 @@ func TestHooksAllocs(t *testing.T) {
 	rel := client.Release{Recipe: client.RecipeMutex, Path: "/p", Held: time.Second}
 	st := client.StateHook{State: client.StateSuspended, Previous: client.StateConnected, InPrevious: time.Second}
 	ev := client.CacheEventHook{Root: "/c", Type: "NODE_CREATED"}
+	held := client.Holding{Recipe: client.RecipeMutex, Path: "/p", Since: time.Now()}
+	rel.Since = held.Since
+	req := client.RequestHook{Op: client.OpGetData, Duration: time.Millisecond}
+	failed := client.RequestHook{Op: client.OpExists, Duration: time.Millisecond, Err: zk.ErrNoNode}
 	for name, f := range map[string]func(){
 		"State":          func() { h.State(st) },
 		"Retry":          func() { h.Retry(client.RetryHook{Attempt: 1}) },
 		"DeletesPending": func() { h.DeletesPending(1) },
-		"Released":       func() { h.Released(rel) },
+		"Held+Released":  func() { h.Held(held); h.Released(rel) },
+		"Request":        func() { h.Request(req) },
+		"Request failed": func() { h.Request(failed) },
 		"CacheEvent":     func() { h.CacheEvent(ev) },
 	} {
 		f() // makes the recipe's attribute sets
@@ -79,20 +86,39 @@ func TestHooksAllocs(t *testing.T) {
 	}
 }
 
-// BenchmarkHooks is the cost of one acquire (span and metric) and release
-// on the SDK's providers.
+// BenchmarkHooks is the cost of one acquire (span and metric), holding and
+// release on the SDK's providers.
 func BenchmarkHooks(b *testing.B) {
 	r := newRig(b)
 	h := r.t.Hooks()
 	ctx := context.Background()
-	rel := client.Release{Recipe: client.RecipeMutex, Path: "/p", Held: time.Second}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		_, done := h.StartAcquire(ctx, client.RecipeMutex, "/p")
+		_, done := startAcquire(h, ctx, client.RecipeMutex, "/p")
+		since := time.Now()
+		h.Held(client.Holding{Recipe: client.RecipeMutex, Path: "/p", Since: since})
 		done(nil)
-		h.Released(rel)
+		h.Released(client.Release{Recipe: client.RecipeMutex, Path: "/p", Since: since, Held: time.Second})
 		if i%1024 == 0 {
 			r.spans.Reset()
 		}
+	}
+}
+
+// BenchmarkRequest is the cost of one request reported to the SDK's
+// meter, a success and a failure.
+func BenchmarkRequest(b *testing.B) {
+	r := newRig(b)
+	h := r.t.Hooks()
+	for name, q := range map[string]client.RequestHook{
+		"ok":      {Op: client.OpGetData, Duration: 300 * time.Microsecond},
+		"no_node": {Op: client.OpExists, Duration: 300 * time.Microsecond, Err: zk.ErrNoNode},
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				h.Request(q)
+			}
+		})
 	}
 }

@@ -22,15 +22,31 @@
 //	zkrecipes.hold.duration               histogram s              zkrecipes.recipe, zkrecipes.ended (released | lost)
 //	zkrecipes.holdings.lost               counter {holding}        zkrecipes.recipe
 //	zkrecipes.cache.events                counter {event}          zkrecipes.cache.event.type
+//	zkrecipes.waiters                     updowncounter {wait}     zkrecipes.recipe: waits under way now
+//	zkrecipes.holders                     updowncounter {holding}  zkrecipes.recipe: locks and leases held now
+//	zkrecipes.leaders                     updowncounter {leadership} zkrecipes.recipe (latch, leader): leaderships held now
+//	zkrecipes.holding.oldest.age          gauge s                  zkrecipes.recipe: age of the oldest holding now, 0 when none
+//	zkrecipes.wait.oldest.age             gauge s                  zkrecipes.recipe: age of the oldest wait now, 0 when none
+//	zkrecipes.request.duration            histogram s              zkrecipes.request.op: a request's write to its reply
+//	zkrecipes.request.errors              counter {request}        zkrecipes.request.op, error.type: failed requests
 //
 // The state is spelt as the client spells it (Connected, Suspended,
 // Reconnected, Lost), the recipe is one of client's Recipe constants, the
-// cache event type as Curator names it (NODE_CREATED...). The path of a
-// lock is an attribute of the metrics only with WithPathAttribute: it has
-// as many values as the application has locks. The histograms advise
-// explicit buckets (DefaultWaitBuckets, DefaultHoldBuckets,
-// DefaultStateBuckets, the same as contrib/zkprom's); the options
-// WithWaitBuckets and the like, or an SDK View, replace them.
+// cache event type as Curator names it (NODE_CREATED...), the op one of
+// client's Op constants (create, delete, exists, getData, setData,
+// getChildren, multi, sync...), error.type client.RequestHook's Label of a
+// failed request (no_node, node_exists, bad_version, not_empty: answers
+// the recipes expect; no_auth, connection_loss, session_expired, closed,
+// error: trouble). The gauges come from pairs of hooks (a wait's Acquire
+// and its outcome, a holding's Held and its Released), so they cannot
+// drift; each lease of a semaphore counts. The path of a lock is an
+// attribute of the metrics only with WithPathAttribute (it has as many
+// values as the application has locks), and then only for the first
+// DefaultMaxPaths distinct paths (WithMaxPaths): the rest share the value
+// PathOther. The histograms advise explicit buckets (DefaultWaitBuckets,
+// DefaultHoldBuckets, DefaultStateBuckets, DefaultRequestBuckets, the same
+// as contrib/zkprom's); the options WithWaitBuckets and the like, or an
+// SDK View, replace them.
 //
 // # Spans
 //

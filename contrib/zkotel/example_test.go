@@ -34,8 +34,8 @@ func Example() {
 	// What client.New(..., client.WithHooks(tel.Hooks())) and a mutex's
 	// Lock(ctx) report:
 	ctx, job := tp.Tracer("app").Start(context.Background(), "run job")
-	_, done := tel.Hooks().StartAcquire(ctx, client.RecipeMutex, "/locks/job")
-	done(nil)
+	_, done := tel.Hooks().Acquire(ctx, client.Acquisition{Recipe: client.RecipeMutex, Path: "/locks/job"})
+	done(client.AcquireOutcome{Wait: time.Millisecond})
 	job.End()
 
 	for _, s := range spans.Ended() {

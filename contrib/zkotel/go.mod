@@ -2,10 +2,9 @@ module github.com/go-zkrecipes/zkrecipes/contrib/zkotel
 
 go 1.26.0
 
-replace github.com/go-zkrecipes/zkrecipes => ../..
-
 require (
-	github.com/go-zkrecipes/zkrecipes v0.0.0-00010101000000-000000000000
+	github.com/go-zkrecipes/zkrecipes v0.1.0
+	github.com/go-zookeeper/zk v1.0.4
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
@@ -32,7 +31,6 @@ require (
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-ole/go-ole v1.3.0 // indirect
-	github.com/go-zookeeper/zk v1.0.4 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/klauspost/compress v1.18.7 // indirect
 	github.com/lufia/plan9stats v0.0.0-20260330125221-c963978e514e // indirect

@@ -2,6 +2,7 @@ package zkotel
 
 import (
 	"context"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -16,8 +17,10 @@ func (t *Telemetry) newHooks() *client.Hooks {
 		Retry:          func(client.RetryHook) { t.retries.Add(context.Background(), 1, t.base.add...) },
 		DeletesPending: func(n int) { t.nPending.Store(int64(n)) },
 		Acquire:        t.onAcquire,
+		Held:           t.onHeld,
 		Released:       t.onReleased,
 		CacheEvent:     t.onCache,
+		Request:        t.onRequest,
 	}
 }
 
@@ -43,10 +46,13 @@ func (t *Telemetry) stateAttrs(s client.State) measure {
 // context; the outcome ends it and records the wait.
 func (t *Telemetry) onAcquire(ctx context.Context, a client.Acquisition) (context.Context, func(client.AcquireOutcome)) {
 	s := t.recipe(a.Recipe, a.Path)
+	start := time.Now()
+	s.live.begin(&s.live.waits, start)
 	ctx, span := t.tracer.Start(ctx, s.spanName,
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(append([]attribute.KeyValue{AttrRecipe.String(a.Recipe), AttrPath.String(a.Path)}, t.cfg.attrs...)...))
 	return ctx, func(o client.AcquireOutcome) {
+		s.live.end(&s.live.waits, start)
 		outcome := o.Label()
 		span.SetAttributes(AttrOutcome.String(outcome))
 		if outcome == OutcomeFailed {
@@ -58,8 +64,14 @@ func (t *Telemetry) onAcquire(ctx context.Context, a client.Acquisition) (contex
 	}
 }
 
+func (t *Telemetry) onHeld(h client.Holding) {
+	s := t.recipe(h.Recipe, h.Path)
+	s.live.begin(&s.live.holds, h.Since)
+}
+
 func (t *Telemetry) onReleased(r client.Release) {
 	s := t.recipe(r.Recipe, r.Path)
+	s.live.end(&s.live.holds, r.Since)
 	ctx := context.Background()
 	if r.Lost {
 		t.hold.Record(ctx, r.Held.Seconds(), s.lostHold.rec...)
@@ -80,8 +92,8 @@ func (t *Telemetry) onCache(e client.CacheEventHook) {
 	key := seriesKey{kind: kindCache, name: e.Type}
 	kv := []attribute.KeyValue{AttrCacheType.String(e.Type)}
 	if t.cfg.pathAttr {
-		key.path = e.Root
-		kv = append(kv, AttrPath.String(e.Root))
+		key.path = t.paths.label(e.Root)
+		kv = append(kv, AttrPath.String(key.path))
 	}
 	m, ok := t.series.Load(key)
 	if !ok {
@@ -91,7 +103,7 @@ func (t *Telemetry) onCache(e client.CacheEventHook) {
 }
 
 // seriesKey names the attribute sets of one recipe, or of one cache event
-// type, with the path when it is an attribute.
+// type, with the path's AttrPath value when it is an attribute.
 type seriesKey struct {
 	kind int
 	name string
@@ -104,11 +116,20 @@ const (
 )
 
 // recipeSeries are the span name and the attribute sets of one recipe (and
-// path, with WithPathAttribute).
+// path, with WithPathAttribute), and what it has now, for the gauges.
 type recipeSeries struct {
 	spanName                          string
 	acquired, busy, cancelled, failed measure
 	released, lostHold, lost          measure
+
+	base       measure // the recipe (and path) alone: the gauges'
+	leadership bool    // its holdings are leaderships
+	live       live
+}
+
+// isLeadership reports whether a recipe's holdings are leaderships.
+func isLeadership(recipe string) bool {
+	return recipe == client.RecipeLatch || recipe == client.RecipeLeader
 }
 
 func (s *recipeSeries) wait(outcome string) measure {
@@ -127,7 +148,7 @@ func (s *recipeSeries) wait(outcome string) measure {
 func (t *Telemetry) recipe(name, path string) *recipeSeries {
 	key := seriesKey{kind: kindRecipe, name: name}
 	if t.cfg.pathAttr {
-		key.path = path
+		key.path = t.paths.label(path)
 	}
 	if s, ok := t.series.Load(key); ok {
 		return s.(*recipeSeries)
@@ -135,19 +156,21 @@ func (t *Telemetry) recipe(name, path string) *recipeSeries {
 	with := func(kv ...attribute.KeyValue) measure {
 		kv = append(kv, AttrRecipe.String(name))
 		if t.cfg.pathAttr {
-			kv = append(kv, AttrPath.String(path))
+			kv = append(kv, AttrPath.String(key.path))
 		}
 		return t.attrs(kv...)
 	}
 	s := &recipeSeries{
-		spanName:  "zkrecipes.acquire " + name,
-		acquired:  with(AttrOutcome.String(OutcomeAcquired)),
-		busy:      with(AttrOutcome.String(OutcomeBusy)),
-		cancelled: with(AttrOutcome.String(OutcomeCancelled)),
-		failed:    with(AttrOutcome.String(OutcomeFailed)),
-		released:  with(AttrEnded.String(EndedReleased)),
-		lostHold:  with(AttrEnded.String(EndedLost)),
-		lost:      with(),
+		base:       with(),
+		leadership: isLeadership(name),
+		spanName:   "zkrecipes.acquire " + name,
+		acquired:   with(AttrOutcome.String(OutcomeAcquired)),
+		busy:       with(AttrOutcome.String(OutcomeBusy)),
+		cancelled:  with(AttrOutcome.String(OutcomeCancelled)),
+		failed:     with(AttrOutcome.String(OutcomeFailed)),
+		released:   with(AttrEnded.String(EndedReleased)),
+		lostHold:   with(AttrEnded.String(EndedLost)),
+		lost:       with(),
 	}
 	got, _ := t.series.LoadOrStore(key, s)
 	return got.(*recipeSeries)

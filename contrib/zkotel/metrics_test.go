@@ -11,13 +11,14 @@ import (
 
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
 
 // acquire reports a wait of the given length and outcome the way a recipe
 // does. A context error stands for the caller's context ending: the
-// outcome is then Cancelled, as client.Hooks.StartAcquire would report it.
+// outcome is then Cancelled, as the client's own reporting would report it.
 func acquire(h *client.Hooks, recipe, path string, wait time.Duration, err error) {
 	_, done := h.Acquire(context.Background(), client.Acquisition{Recipe: recipe, Path: path})
 	done(client.AcquireOutcome{Wait: wait, Err: err, Cancelled: isContextErr(err)})
@@ -84,6 +85,8 @@ func TestScriptedHooks(t *testing.T) {
 		"zkrecipes.retries": "{retry}", "zkrecipes.guaranteed_deletes.pending": "{delete}",
 		"zkrecipes.acquire.duration": "s", "zkrecipes.hold.duration": "s", "zkrecipes.holdings.lost": "{holding}",
 		"zkrecipes.cache.events": "{event}",
+		"zkrecipes.waiters":      "{wait}", "zkrecipes.holders": "{holding}", "zkrecipes.leaders": "{leadership}",
+		"zkrecipes.holding.oldest.age": "s", "zkrecipes.wait.oldest.age": "s",
 	}
 	for name, unit := range units {
 		if m, ok := ms[name]; !ok || m.Unit != unit || m.Description == "" {
@@ -169,7 +172,7 @@ func TestScriptedHooks(t *testing.T) {
 }
 
 // TestOutcomes: the outcome attribute of each way a wait ends, reported as
-// the recipes report it (client.Hooks.StartAcquire): a try that finds the
+// the recipes report it (the client's own reporting): a try that finds the
 // holding taken is busy, not failed; cancelled means the caller's context
 // ended, whatever error that made; a context error the caller did not
 // cause is a failure.
@@ -185,16 +188,16 @@ func TestOutcomes(t *testing.T) {
 	}{
 		{context.Background(), nil, OutcomeAcquired},
 		{context.Background(), semaphore.ErrNoLeases, OutcomeBusy},
-		{context.Background(), fmt.Errorf("try lock /a: %w", client.ErrBusy), OutcomeBusy},
+		{context.Background(), fmt.Errorf("try lock /a: %w", zkrecipes.ErrBusy), OutcomeBusy},
 		{ended, semaphore.ErrNoLeases, OutcomeBusy},
 		{ended, context.Canceled, OutcomeCancelled},
 		{ended, context.Cause(ended), OutcomeCancelled},
 		{context.Background(), fmt.Errorf("lock /a: %w", context.DeadlineExceeded), OutcomeFailed},
-		{context.Background(), client.ErrClosed, OutcomeFailed},
+		{context.Background(), zkrecipes.ErrClosed, OutcomeFailed},
 		{context.Background(), errors.New("zk: no auth"), OutcomeFailed},
 	} {
 		before := waitCount(t, r, client.RecipeMutex, c.want)
-		_, done := h.StartAcquire(c.ctx, client.RecipeMutex, "/a")
+		_, done := startAcquire(h, c.ctx, client.RecipeMutex, "/a")
 		done(c.err)
 		if n := waitCount(t, r, client.RecipeMutex, c.want) - before; n != 1 {
 			t.Errorf("%v (context ended: %v): %s waits grew by %d, want 1", c.err, c.ctx.Err() != nil, c.want, n)

@@ -25,7 +25,9 @@ type config struct {
 	wait     []float64
 	hold     []float64
 	state    []float64
+	request  []float64
 	pathAttr bool
+	maxPaths int // 0: not set
 	errs     []error
 }
 
@@ -85,12 +87,34 @@ func WithStateBuckets(b ...float64) Option {
 	return func(c *config) { c.state = c.buckets("state", b) }
 }
 
+// WithRequestBuckets replaces DefaultRequestBuckets: bounds in seconds,
+// strictly increasing.
+func WithRequestBuckets(b ...float64) Option {
+	return func(c *config) { c.request = c.buckets("request", b) }
+}
+
 // WithPathAttribute adds the recipe's path (AttrPath) to the acquire, hold
-// and lost metrics, and the cache's root to the cache events. Each path
-// is a series of its own: use it only when the application has a few
-// fixed paths. Spans carry the path either way.
+// and lost metrics and the gauges, and the cache's root to the cache
+// events. Each path is a series of its own: use it only when the
+// application has a few fixed paths. Only the first DefaultMaxPaths
+// distinct paths (WithMaxPaths to change it) are themselves; every later
+// one is PathOther, so that a program making paths on the fly cannot grow
+// the series without bound. Spans carry the path either way.
 func WithPathAttribute() Option {
 	return func(c *config) { c.pathAttr = true }
+}
+
+// WithMaxPaths sets how many distinct paths WithPathAttribute puts in the
+// metrics as themselves (default DefaultMaxPaths), at least 1; the rest
+// are PathOther. It needs WithPathAttribute.
+func WithMaxPaths(n int) Option {
+	return func(c *config) {
+		if n < 1 {
+			c.errs = append(c.errs, fmt.Errorf("%w: WithMaxPaths(%d): at least 1", ErrInvalidOption, n))
+			return
+		}
+		c.maxPaths = n
+	}
 }
 
 // buckets checks b and returns a copy of it.
@@ -110,9 +134,10 @@ func (c *config) buckets(name string, b []float64) []float64 {
 
 func newConfig(opts []Option) (config, error) {
 	c := config{
-		wait:  slices.Clone(DefaultWaitBuckets),
-		hold:  slices.Clone(DefaultHoldBuckets),
-		state: slices.Clone(DefaultStateBuckets),
+		wait:    slices.Clone(DefaultWaitBuckets),
+		hold:    slices.Clone(DefaultHoldBuckets),
+		state:   slices.Clone(DefaultStateBuckets),
+		request: slices.Clone(DefaultRequestBuckets),
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -120,6 +145,12 @@ func newConfig(opts []Option) (config, error) {
 			continue
 		}
 		o(&c)
+	}
+	switch {
+	case c.maxPaths != 0 && !c.pathAttr:
+		c.errs = append(c.errs, fmt.Errorf("%w: WithMaxPaths without WithPathAttribute", ErrInvalidOption))
+	case c.maxPaths == 0:
+		c.maxPaths = DefaultMaxPaths
 	}
 	if c.meters == nil {
 		c.meters = otel.GetMeterProvider()

@@ -25,6 +25,10 @@ func TestBadOptions(t *testing.T) {
 		"+Inf bucket":             WithHoldBuckets(1, math.Inf(1)),
 		"own attribute":           WithAttributes(AttrRecipe.String("x")),
 		"empty attribute key":     WithAttributes(attribute.String("", "x")),
+		"error.type attribute":    WithAttributes(AttrErrorType.String("x")),
+		"no request buckets":      WithRequestBuckets(),
+		"max paths 0":             WithMaxPaths(0),
+		"max paths, no path":      WithMaxPaths(3),
 	} {
 		tel, err := New(opt)
 		if !errors.Is(err, ErrInvalidOption) || tel != nil {
@@ -44,7 +48,7 @@ func TestGlobalProviders(t *testing.T) {
 	h := tel.Hooks()
 	h.State(client.StateHook{State: client.StateConnected})
 	ctx := context.Background()
-	got, done := h.StartAcquire(ctx, client.RecipeMutex, "/a")
+	got, done := startAcquire(h, ctx, client.RecipeMutex, "/a")
 	if got == nil {
 		t.Fatal("nil context")
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestRealServer: a client on a real ZooKeeper server, through a fault
@@ -19,7 +19,7 @@ import (
 func TestRealServer(t *testing.T) {
 	itest.NoLeaks(t)
 	const timeout = 90 * time.Second
-	cluster := zkharness.ForTest(t)
+	cluster := zktest.ForTest(t)
 	ctx := itest.Ctx(t, timeout)
 	r := newRig(t)
 	link := itest.NewLink(t)
@@ -72,13 +72,10 @@ func TestRealServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer ch.Close()
+		defer ch.Close(ctx)
 		events, cancel := ch.Events()
 		defer cancel()
-		if err := ch.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if err := ch.WaitInitialized(ctx); err != nil {
+		if err := ch.Start(ctx); err != nil { // returns once initialized
 			t.Fatal(err)
 		}
 		if _, err := c.Set(ctx, "/t/a", []byte("a2"), -1); err != nil {

@@ -2,9 +2,11 @@ package zkotel
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -31,6 +33,13 @@ type Telemetry struct {
 	hold         metric.Float64Histogram
 	lost         metric.Int64Counter
 	cacheEvents  metric.Int64Counter
+	waiters      metric.Int64ObservableUpDownCounter
+	holders      metric.Int64ObservableUpDownCounter
+	leaders      metric.Int64ObservableUpDownCounter
+	oldestHold   metric.Float64ObservableGauge
+	oldestWait   metric.Float64ObservableGauge
+	reqTime      metric.Float64Histogram
+	reqErrors    metric.Int64Counter
 	reg          metric.Registration
 
 	current    atomic.Int64 // the client's State; 0 before the first
@@ -39,6 +48,8 @@ type Telemetry struct {
 	states     [len(knownStates)]measure
 	cacheTypes map[string]measure // read-only after New; nil with WithPathAttribute
 	series     sync.Map           // seriesKey -> *recipeSeries or measure
+	paths      pathSet
+	ops        [len(knownOps)]opMeasures // read-only after New
 	hooks      *client.Hooks
 	closeOnce  sync.Once
 	closeErr   error
@@ -68,11 +79,12 @@ func New(opts ...Option) (*Telemetry, error) {
 		return nil, err
 	}
 	t := &Telemetry{cfg: cfg, tracer: cfg.tracers.Tracer(ScopeName)}
+	t.paths.max = cfg.maxPaths
 	meter := cfg.meters.Meter(ScopeName)
 	if err := t.instruments(meter); err != nil {
 		return nil, fmt.Errorf("zkotel: %w", err)
 	}
-	t.reg, err = meter.RegisterCallback(t.observe, t.state, t.pending)
+	t.reg, err = meter.RegisterCallback(t.observe, t.state, t.pending, t.waiters, t.holders, t.leaders, t.oldestHold, t.oldestWait)
 	if err != nil {
 		return nil, fmt.Errorf("zkotel: %w", err)
 	}
@@ -86,12 +98,18 @@ func New(opts ...Option) (*Telemetry, error) {
 			t.cacheTypes[typ] = t.attrs(AttrCacheType.String(typ))
 		}
 	}
+	for i, op := range knownOps {
+		t.ops[i].rec = t.attrs(AttrOp.String(op))
+		for j, e := range knownErrors {
+			t.ops[i].errors[j] = t.attrs(AttrOp.String(op), AttrErrorType.String(e))
+		}
+	}
 	t.hooks = t.newHooks()
 	return t, nil
 }
 
 func (t *Telemetry) instruments(m metric.Meter) error {
-	var err [9]error
+	var err [16]error
 	t.stateChanges, err[0] = m.Int64Counter("zkrecipes.session.state.changes", metric.WithUnit("{change}"),
 		metric.WithDescription("State changes of the ZooKeeper client, by the state entered."))
 	t.stateTime, err[1] = m.Float64Histogram("zkrecipes.session.state.duration", metric.WithUnit("s"),
@@ -113,12 +131,22 @@ func (t *Telemetry) instruments(m metric.Meter) error {
 		metric.WithDescription("Locks, leases and leaderships lost (connection suspended, session lost, node deleted) rather than released, by recipe."))
 	t.cacheEvents, err[8] = m.Int64Counter("zkrecipes.cache.events", metric.WithUnit("{event}"),
 		metric.WithDescription("Events published by caches, by type (NODE_CREATED, NODE_CHANGED, NODE_DELETED, INITIALIZED)."))
-	for _, e := range err {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
+	t.waiters, err[9] = m.Int64ObservableUpDownCounter("zkrecipes.waiters", metric.WithUnit("{wait}"),
+		metric.WithDescription("Waits for a lock, a lease or leadership under way now, by recipe."))
+	t.holders, err[10] = m.Int64ObservableUpDownCounter("zkrecipes.holders", metric.WithUnit("{holding}"),
+		metric.WithDescription("Locks and leases held now, by recipe (each lease of a semaphore counts)."))
+	t.leaders, err[11] = m.Int64ObservableUpDownCounter("zkrecipes.leaders", metric.WithUnit("{leadership}"),
+		metric.WithDescription("Leaderships held now, by election recipe (latch, leader)."))
+	t.oldestHold, err[12] = m.Float64ObservableGauge("zkrecipes.holding.oldest.age", metric.WithUnit("s"),
+		metric.WithDescription("Age of the oldest lock, lease or leadership held now, by recipe; 0 when none."))
+	t.oldestWait, err[13] = m.Float64ObservableGauge("zkrecipes.wait.oldest.age", metric.WithUnit("s"),
+		metric.WithDescription("Age of the oldest wait under way now, by recipe; 0 when none."))
+	t.reqTime, err[14] = m.Float64Histogram("zkrecipes.request.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time from a request's write to its reply (or to the loss of its connection), by op, every outcome included."),
+		metric.WithExplicitBucketBoundaries(t.cfg.request...))
+	t.reqErrors, err[15] = m.Int64Counter("zkrecipes.request.errors", metric.WithUnit("{request}"),
+		metric.WithDescription("Requests that failed, by op and error.type (no_node, node_exists, bad_version, not_empty, no_auth, connection_loss, session_expired, closed, error)."))
+	return errors.Join(err[:]...)
 }
 
 // attrs is the measure of kv and the WithAttributes.
@@ -127,7 +155,8 @@ func (t *Telemetry) attrs(kv ...attribute.KeyValue) measure {
 	return measure{add: []metric.AddOption{o}, rec: []metric.RecordOption{o}, obs: []metric.ObserveOption{o}}
 }
 
-// observe reports the gauges: the current state and the pending deletes.
+// observe reports the gauges: the current state, the pending deletes, and
+// each recipe's waits and holdings now.
 func (t *Telemetry) observe(_ context.Context, o metric.Observer) error {
 	cur := t.current.Load()
 	for i, s := range t.states {
@@ -141,6 +170,23 @@ func (t *Telemetry) observe(_ context.Context, o metric.Observer) error {
 		o.ObserveInt64(t.state, 1, t.attrs(AttrState.String(client.State(cur).String())).obs...)
 	}
 	o.ObserveInt64(t.pending, t.nPending.Load(), t.base.obs...)
+	at := time.Now()
+	t.series.Range(func(_, v any) bool {
+		s, ok := v.(*recipeSeries)
+		if !ok {
+			return true
+		}
+		n := s.live.snapshot(at)
+		held := t.holders
+		if s.leadership {
+			held = t.leaders
+		}
+		o.ObserveInt64(t.waiters, int64(n.waits), s.base.obs...)
+		o.ObserveInt64(held, int64(n.holds), s.base.obs...)
+		o.ObserveFloat64(t.oldestHold, n.oldestHold.Seconds(), s.base.obs...)
+		o.ObserveFloat64(t.oldestWait, n.oldestWait.Seconds(), s.base.obs...)
+		return true
+	})
 	return nil
 }
 

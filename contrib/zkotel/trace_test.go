@@ -44,7 +44,7 @@ func attr(s tracetest.SpanStub, k attribute.Key) string {
 // TestSpansNest: an acquire inside a parent span makes a child of it, and
 // what the wait does under the context the hook returned nests under the
 // acquire span; the outcome ends the span with its attribute and status.
-// Each way in: the hook called directly, and client.Hooks.StartAcquire as
+// Each way in: the hook called directly, and the client's own reporting as
 // the recipes call it.
 func TestSpansNest(t *testing.T) {
 	for _, via := range []string{"hook", "StartAcquire"} {
@@ -61,7 +61,7 @@ func TestSpansNest(t *testing.T) {
 				wctx, out = h.Acquire(ctx, client.Acquisition{Recipe: client.RecipeMutex, Path: "/locks/job"})
 				done = func(err error) { out(client.AcquireOutcome{Wait: time.Millisecond, Err: err}) }
 			} else {
-				wctx, done = h.StartAcquire(ctx, client.RecipeMutex, "/locks/job")
+				wctx, done = startAcquire(h, ctx, client.RecipeMutex, "/locks/job")
 			}
 			_, work := tracer.Start(wctx, "wait work") // what the wait itself traces
 			work.End()
@@ -112,7 +112,7 @@ func TestSpanOutcomes(t *testing.T) {
 		{ended, client.RecipeSemaphore, context.DeadlineExceeded},
 		{context.Background(), client.RecipeSemaphoreMutex, semaphore.ErrNoLeases},
 	} {
-		_, done := h.StartAcquire(c.ctx, c.recipe, "/x")
+		_, done := startAcquire(h, c.ctx, c.recipe, "/x")
 		done(c.err)
 	}
 	spans := r.spans.GetSpans()

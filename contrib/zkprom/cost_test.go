@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -64,6 +65,10 @@ func TestHooksAllocs(t *testing.T) {
 	rel := client.Release{Recipe: client.RecipeMutex, Path: "/p", Held: time.Second}
 	st := client.StateHook{State: client.StateSuspended, Previous: client.StateConnected, InPrevious: time.Second}
 	ev := client.CacheEventHook{Root: "/c", Type: "NODE_CREATED"}
+	held := client.Holding{Recipe: client.RecipeMutex, Path: "/p", Since: time.Now()}
+	rel.Since = held.Since
+	req := client.RequestHook{Op: client.OpGetData, Duration: time.Millisecond}
+	failed := client.RequestHook{Op: client.OpExists, Duration: time.Millisecond, Err: zk.ErrNoNode}
 	for name, c := range map[string]struct {
 		f   func()
 		max float64
@@ -71,7 +76,9 @@ func TestHooksAllocs(t *testing.T) {
 		"State":          {func() { h.State(st) }, 0},
 		"Retry":          {func() { h.Retry(client.RetryHook{Attempt: 1}) }, 0},
 		"DeletesPending": {func() { h.DeletesPending(1) }, 0},
-		"Released":       {func() { h.Released(rel) }, 0},
+		"Held+Released":  {func() { h.Held(held); h.Released(rel) }, 0},
+		"Request":        {func() { h.Request(req) }, 0},
+		"Request failed": {func() { h.Request(failed) }, 0},
 		"CacheEvent":     {func() { h.CacheEvent(ev) }, 0},
 		"Acquire":        {func() { _, done := h.Acquire(ctx, a); done(client.AcquireOutcome{Wait: time.Millisecond}) }, 1},
 	} {
@@ -82,8 +89,8 @@ func TestHooksAllocs(t *testing.T) {
 	}
 }
 
-// BenchmarkHooks is the cost of one acquire, release and cache event
-// reported to the metrics.
+// BenchmarkHooks is the cost of one acquire, holding and release reported
+// to the metrics.
 func BenchmarkHooks(b *testing.B) {
 	m, err := New()
 	if err != nil {
@@ -92,11 +99,33 @@ func BenchmarkHooks(b *testing.B) {
 	h := m.Hooks()
 	ctx := context.Background()
 	a := client.Acquisition{Recipe: client.RecipeMutex, Path: "/p"}
-	rel := client.Release{Recipe: client.RecipeMutex, Path: "/p", Held: time.Second}
 	b.ReportAllocs()
 	for b.Loop() {
 		_, done := h.Acquire(ctx, a)
+		since := time.Now()
+		h.Held(client.Holding{Recipe: client.RecipeMutex, Path: "/p", Since: since})
 		done(client.AcquireOutcome{Wait: time.Millisecond})
-		h.Released(rel)
+		h.Released(client.Release{Recipe: client.RecipeMutex, Path: "/p", Since: since, Held: time.Second})
+	}
+}
+
+// BenchmarkRequest is the cost of one request reported to the metrics, a
+// success and a failure.
+func BenchmarkRequest(b *testing.B) {
+	m, err := New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := m.Hooks()
+	for name, r := range map[string]client.RequestHook{
+		"ok":      {Op: client.OpGetData, Duration: 300 * time.Microsecond},
+		"no_node": {Op: client.OpExists, Duration: 300 * time.Microsecond, Err: zk.ErrNoNode},
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				h.Request(r)
+			}
+		})
 	}
 }

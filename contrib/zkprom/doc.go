@@ -2,7 +2,8 @@
 // Prometheus metrics: session states and the time spent in each, retries,
 // pending guaranteed deletes, how long recipes wait for a lock, a lease or
 // leadership and how the wait ended, how long holdings last and how many are
-// lost, and cache events.
+// lost, how many waits and holdings there are now and how old the oldest
+// is, cache events, and each request's latency and errors by op.
 //
 //	m, err := zkprom.New()                          // namespace "zkrecipes"
 //	reg.MustRegister(m)                             // m is a prometheus.Collector
@@ -24,6 +25,13 @@
 //	zkrecipes_hold_seconds{recipe,ended}                histogram: ended released | lost
 //	zkrecipes_holdings_lost_total{recipe}               counter
 //	zkrecipes_cache_events_total{type}                  counter
+//	zkrecipes_waiters{recipe}                           gauge: waits under way now
+//	zkrecipes_holders{recipe}                           gauge: locks and leases held now (each lease counts)
+//	zkrecipes_leaders{recipe}                           gauge: leaderships held now (latch, leader)
+//	zkrecipes_oldest_holding_age_seconds{recipe}        gauge: age of the oldest holding now, 0 when none
+//	zkrecipes_oldest_wait_age_seconds{recipe}           gauge: age of the oldest wait now, 0 when none
+//	zkrecipes_request_duration_seconds{op}              histogram: a request's write to its reply
+//	zkrecipes_request_errors_total{op,error}            counter: failed requests by error class
 //
 // state is the client's State as it spells it (Connected, Suspended,
 // Reconnected, Lost), recipe one of client's Recipe constants (mutex,
@@ -33,8 +41,23 @@
 // TryAcquire) that found the holding taken, its expected answer;
 // cancelled a wait whose caller's context ended; failed any other error,
 // the one to alert on.
+// op is one of client's Op constants (create, delete, exists, getData,
+// setData, getChildren, multi, sync...), error client.RequestHook's Label
+// of a failed request (no_node, node_exists, bad_version, not_empty:
+// answers the recipes expect as part of their work; no_auth,
+// connection_loss, session_expired, closed, error: trouble).
+//
+// The gauges come from pairs of hooks (a wait's Acquire and its outcome, a
+// holding's Held and its Released), so they cannot drift: a holding lost
+// and then released, a wait cancelled, a try that found the lock busy
+// each leave them as they should be. Leaderships (recipes latch and
+// leader) are counted by zkrecipes_leaders, every other holding by
+// zkrecipes_holders.
+//
 // Every label has a handful of values; the path of a lock has as many as
-// the application has locks, so it is a label only with WithPathLabel.
+// the application has locks, so it is a label only with WithPathLabel,
+// and then only for the first DefaultMaxPaths distinct paths (WithMaxPaths
+// sets the cap): the rest share the value PathOther.
 //
 // # Buckets
 //

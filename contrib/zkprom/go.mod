@@ -2,9 +2,10 @@ module github.com/go-zkrecipes/zkrecipes/contrib/zkprom
 
 go 1.26.0
 
-replace github.com/go-zkrecipes/zkrecipes => ../..
-
-require github.com/go-zkrecipes/zkrecipes v0.0.0-00010101000000-000000000000
+require (
+	github.com/go-zkrecipes/zkrecipes v0.1.0
+	go.uber.org/goleak v1.3.0
+)
 
 require (
 	dario.cat/mergo v1.0.2 // indirect
@@ -50,7 +51,6 @@ require (
 	go.opentelemetry.io/otel v1.44.0 // indirect
 	go.opentelemetry.io/otel/metric v1.44.0 // indirect
 	go.opentelemetry.io/otel/trace v1.44.0 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 )
@@ -59,7 +59,7 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/go-zookeeper/zk v1.0.4 // indirect
+	github.com/go-zookeeper/zk v1.0.4
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect

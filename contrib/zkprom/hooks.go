@@ -2,6 +2,7 @@ package zkprom
 
 import (
 	"context"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -33,8 +34,10 @@ func (m *Metrics) newHooks() *client.Hooks {
 		Retry:          func(client.RetryHook) { m.retries.Inc() },
 		DeletesPending: func(n int) { m.pending.Set(float64(n)) },
 		Acquire:        m.onAcquire,
+		Held:           m.onHeld,
 		Released:       m.onReleased,
 		CacheEvent:     m.onCache,
+		Request:        m.onRequest,
 	}
 }
 
@@ -68,13 +71,22 @@ func (m *Metrics) stateSet(s client.State) stateSeries {
 
 func (m *Metrics) onAcquire(ctx context.Context, a client.Acquisition) (context.Context, func(client.AcquireOutcome)) {
 	s := m.recipe(a.Recipe, a.Path)
+	start := time.Now()
+	s.live.begin(&s.live.waits, start)
 	return ctx, func(o client.AcquireOutcome) {
+		s.live.end(&s.live.waits, start)
 		s.wait(o.Label()).Observe(o.Wait.Seconds())
 	}
 }
 
+func (m *Metrics) onHeld(h client.Holding) {
+	s := m.recipe(h.Recipe, h.Path)
+	s.live.begin(&s.live.holds, h.Since)
+}
+
 func (m *Metrics) onReleased(r client.Release) {
 	s := m.recipe(r.Recipe, r.Path)
+	s.live.end(&s.live.holds, r.Since)
 	if r.Lost {
 		s.lostHold.Observe(r.Held.Seconds())
 		s.lost.Inc()
@@ -92,18 +104,18 @@ func (m *Metrics) onCache(e client.CacheEventHook) {
 	}
 	key := seriesKey{kind: kindCache, name: e.Type}
 	if m.cfg.pathLabel {
-		key.path = e.Root
+		key.path = m.paths.label(e.Root)
 	}
 	if c, ok := m.series.Load(key); ok {
 		c.(prometheus.Counter).Inc()
 		return
 	}
-	c, _ := m.series.LoadOrStore(key, m.cacheEvents.WithLabelValues(m.withPath(e.Root, e.Type)...))
+	c, _ := m.series.LoadOrStore(key, m.cacheEvents.WithLabelValues(m.withPath(key.path, e.Type)...))
 	c.(prometheus.Counter).Inc()
 }
 
 // seriesKey names the series of one recipe, or of one cache event type,
-// with the path when it is a label.
+// with the path's label value when it is a label.
 type seriesKey struct {
 	kind int
 	name string
@@ -115,11 +127,16 @@ const (
 	kindCache
 )
 
-// recipeSeries are the series of one recipe (and path, with WithPathLabel).
+// recipeSeries are the series of one recipe (and path, with WithPathLabel),
+// and what it has now, for the gauges.
 type recipeSeries struct {
 	acquired, busy, cancelled, failed prometheus.Observer
 	released, lostHold                prometheus.Observer
 	lost                              prometheus.Counter
+
+	labels     []string // recipe, and path with WithPathLabel
+	leadership bool     // its holdings are leaderships
+	live       live
 }
 
 func (s *recipeSeries) wait(outcome string) prometheus.Observer {
@@ -139,26 +156,29 @@ func (s *recipeSeries) wait(outcome string) prometheus.Observer {
 func (m *Metrics) recipe(name, path string) *recipeSeries {
 	key := seriesKey{kind: kindRecipe, name: name}
 	if m.cfg.pathLabel {
-		key.path = path
+		key.path = m.paths.label(path)
 	}
 	if s, ok := m.series.Load(key); ok {
 		return s.(*recipeSeries)
 	}
-	l := func(v ...string) []string { return m.withPath(path, append([]string{name}, v...)...) }
+	l := func(v ...string) []string { return m.withPath(key.path, append([]string{name}, v...)...) }
 	s := &recipeSeries{
-		acquired:  m.wait.WithLabelValues(l(OutcomeAcquired)...),
-		busy:      m.wait.WithLabelValues(l(OutcomeBusy)...),
-		cancelled: m.wait.WithLabelValues(l(OutcomeCancelled)...),
-		failed:    m.wait.WithLabelValues(l(OutcomeFailed)...),
-		released:  m.hold.WithLabelValues(l(EndedReleased)...),
-		lostHold:  m.hold.WithLabelValues(l(EndedLost)...),
-		lost:      m.lost.WithLabelValues(l()...),
+		labels:     l(),
+		leadership: isLeadership(name),
+		acquired:   m.wait.WithLabelValues(l(OutcomeAcquired)...),
+		busy:       m.wait.WithLabelValues(l(OutcomeBusy)...),
+		cancelled:  m.wait.WithLabelValues(l(OutcomeCancelled)...),
+		failed:     m.wait.WithLabelValues(l(OutcomeFailed)...),
+		released:   m.hold.WithLabelValues(l(EndedReleased)...),
+		lostHold:   m.hold.WithLabelValues(l(EndedLost)...),
+		lost:       m.lost.WithLabelValues(l()...),
 	}
 	got, _ := m.series.LoadOrStore(key, s)
 	return got.(*recipeSeries)
 }
 
-// withPath returns the label values, with path last when it is a label.
+// withPath returns the label values, with path (a label value of m.paths)
+// last when it is a label.
 func (m *Metrics) withPath(path string, values ...string) []string {
 	if m.cfg.pathLabel {
 		return append(values, path)

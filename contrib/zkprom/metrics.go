@@ -23,8 +23,13 @@ type Metrics struct {
 	hold         *prometheus.HistogramVec
 	lost         *prometheus.CounterVec
 	cacheEvents  *prometheus.CounterVec
+	reqTime      *prometheus.HistogramVec
+	reqErrors    *prometheus.CounterVec
+	gauges       *gauges
 
 	states     [len(knownStates)]stateSeries
+	ops        [len(knownOps)]opSeries
+	paths      pathSet
 	cacheTypes map[string]prometheus.Counter // read-only after New; nil with WithPathLabel
 	series     sync.Map                      // seriesKey -> *recipeSeries or prometheus.Counter
 	hooks      *client.Hooks
@@ -53,6 +58,7 @@ func New(opts ...Option) (*Metrics, error) {
 		return nil, err
 	}
 	m := &Metrics{cfg: cfg}
+	m.paths.max = cfg.maxPaths
 	ns, cl := cfg.namespace, cfg.constLabels
 	var path []string // the optional path label, after the others
 	if cfg.pathLabel {
@@ -94,6 +100,15 @@ func New(opts ...Option) (*Metrics, error) {
 		Namespace: ns, Name: "cache_events_total", ConstLabels: cl,
 		Help: "Events published by caches, by type (NODE_CREATED, NODE_CHANGED, NODE_DELETED, INITIALIZED).",
 	}, append([]string{"type"}, path...))
+	m.reqTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: ns, Name: "request_duration_seconds", ConstLabels: cl, Buckets: cfg.request,
+		Help: "Time from a request's write to its reply (or to the loss of its connection), by op (create, delete, getData...), every outcome included.",
+	}, []string{"op"})
+	m.reqErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: ns, Name: "request_errors_total", ConstLabels: cl,
+		Help: "Requests that failed, by op and error (no_node, node_exists, bad_version, not_empty, no_auth, connection_loss, session_expired, closed, error).",
+	}, []string{"op", "error"})
+	m.gauges = newGauges(m, append([]string{"recipe"}, path...))
 
 	// Reject a bad namespace or const label now, not at registration.
 	if err := prometheus.NewPedanticRegistry().Register(m); err != nil {
@@ -132,5 +147,6 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.stateChanges, m.stateTime, m.state, m.retries, m.pending, m.wait, m.hold, m.lost, m.cacheEvents}
+	return []prometheus.Collector{m.stateChanges, m.stateTime, m.state, m.retries, m.pending, m.wait, m.hold, m.lost,
+		m.cacheEvents, m.reqTime, m.reqErrors, m.gauges}
 }

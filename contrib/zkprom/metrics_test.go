@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
@@ -83,7 +84,7 @@ func wantLines(t testing.TB, text string, want ...string) {
 // acquire reports a wait of the given length and outcome the way a recipe
 // does: Acquire, then the outcome function once. A context error stands
 // for the caller's context ending: the outcome is then Cancelled, as
-// client.Hooks.StartAcquire would report it.
+// the client's own reporting would report it.
 func acquire(t testing.TB, h *client.Hooks, recipe, path string, wait time.Duration, err error) {
 	t.Helper()
 	ctx := context.WithValue(context.Background(), ctxKey{}, "caller")
@@ -230,7 +231,7 @@ func TestScriptedHooks(t *testing.T) {
 }
 
 // TestOutcomes: the outcome label of each way a wait ends, reported as
-// the recipes report it (client.Hooks.StartAcquire): a try that finds the
+// the recipes report it (the client's own reporting): a try that finds the
 // holding taken is busy, not failed; cancelled means the caller's context
 // ended, whatever error that made; a context error the caller did not
 // cause is a failure.
@@ -246,12 +247,12 @@ func TestOutcomes(t *testing.T) {
 	}{
 		{context.Background(), nil, OutcomeAcquired},
 		{context.Background(), semaphore.ErrNoLeases, OutcomeBusy},
-		{context.Background(), fmt.Errorf("try lock /a: %w", client.ErrBusy), OutcomeBusy},
+		{context.Background(), fmt.Errorf("try lock /a: %w", zkrecipes.ErrBusy), OutcomeBusy},
 		{ended, semaphore.ErrNoLeases, OutcomeBusy},
 		{ended, context.Canceled, OutcomeCancelled},
 		{ended, context.Cause(ended), OutcomeCancelled},
 		{context.Background(), fmt.Errorf("lock /a: %w", context.DeadlineExceeded), OutcomeFailed},
-		{context.Background(), client.ErrClosed, OutcomeFailed},
+		{context.Background(), zkrecipes.ErrClosed, OutcomeFailed},
 		{context.Background(), errors.New("zk: no auth"), OutcomeFailed},
 	} {
 		series := `zkrecipes_acquire_wait_seconds_count{outcome="` + c.want + `",recipe="mutex"}`
@@ -259,7 +260,7 @@ func TestOutcomes(t *testing.T) {
 		if text := scrape(t, reg); strings.Contains(text, series) { // none before the recipe's first wait
 			before = value(t, text, series)
 		}
-		_, done := h.StartAcquire(c.ctx, client.RecipeMutex, "/a")
+		_, done := startAcquire(h, c.ctx, client.RecipeMutex, "/a")
 		done(c.err)
 		if n := value(t, scrape(t, reg), series) - before; n != 1 {
 			t.Errorf("%v (context ended: %v): %s grew by %v, want 1", c.err, c.ctx.Err() != nil, series, n)

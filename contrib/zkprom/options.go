@@ -23,7 +23,9 @@ type config struct {
 	wait        []float64
 	hold        []float64
 	state       []float64
+	request     []float64
 	pathLabel   bool
+	maxPaths    int // 0: not set
 	errs        []error
 }
 
@@ -47,7 +49,7 @@ var classicName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 // WithConstLabels adds labels with fixed values to every metric: to tell
 // apart the clients of one process registered on one registry, say
 // {"client": "orders"}. The names are classic Prometheus label names,
-// none of recipe, outcome, ended, state, type or path.
+// none of recipe, outcome, ended, state, type, path, op or error.
 func WithConstLabels(l prometheus.Labels) Option {
 	return func(c *config) {
 		c.constLabels = make(prometheus.Labels, len(l))
@@ -78,12 +80,35 @@ func WithStateBuckets(b ...float64) Option {
 	return func(c *config) { c.state = c.buckets("state", b) }
 }
 
+// WithRequestBuckets replaces DefaultRequestBuckets: upper bounds in
+// seconds, strictly increasing.
+func WithRequestBuckets(b ...float64) Option {
+	return func(c *config) { c.request = c.buckets("request", b) }
+}
+
 // WithPathLabel adds the recipe's path as a label "path" to the acquire,
-// hold and lost metrics, and the cache's root to the cache events. Each
-// path is a series of its own (of every bucket of the histograms): use it
-// only when the application has a few fixed paths.
+// hold and lost metrics and the gauges, and the cache's root to the cache
+// events. Each path is a series of its own (of every bucket of the
+// histograms): use it only when the application has a few fixed paths.
+// Only the first DefaultMaxPaths distinct paths (WithMaxPaths to change
+// it) are labelled as themselves; every later one is labelled PathOther,
+// so that a program making paths on the fly cannot grow the series
+// without bound.
 func WithPathLabel() Option {
 	return func(c *config) { c.pathLabel = true }
+}
+
+// WithMaxPaths sets how many distinct paths WithPathLabel labels as
+// themselves (default DefaultMaxPaths), at least 1; the rest are
+// PathOther. It needs WithPathLabel.
+func WithMaxPaths(n int) Option {
+	return func(c *config) {
+		if n < 1 {
+			c.errs = append(c.errs, fmt.Errorf("%w: WithMaxPaths(%d): at least 1", ErrInvalidOption, n))
+			return
+		}
+		c.maxPaths = n
+	}
 }
 
 // buckets checks b and returns a copy of it.
@@ -107,6 +132,7 @@ func newConfig(opts []Option) (config, error) {
 		wait:      slices.Clone(DefaultWaitBuckets),
 		hold:      slices.Clone(DefaultHoldBuckets),
 		state:     slices.Clone(DefaultStateBuckets),
+		request:   slices.Clone(DefaultRequestBuckets),
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -114,6 +140,12 @@ func newConfig(opts []Option) (config, error) {
 			continue
 		}
 		o(&c)
+	}
+	switch {
+	case c.maxPaths != 0 && !c.pathLabel:
+		c.errs = append(c.errs, fmt.Errorf("%w: WithMaxPaths without WithPathLabel", ErrInvalidOption))
+	case c.maxPaths == 0:
+		c.maxPaths = DefaultMaxPaths
 	}
 	return c, errors.Join(c.errs...)
 }

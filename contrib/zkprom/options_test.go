@@ -25,6 +25,10 @@ func TestBadOptions(t *testing.T) {
 		"bad namespace":           WithNamespace("zk-recipes"),
 		"const label clashes":     WithConstLabels(prometheus.Labels{"state": "x"}),
 		"bad const label name":    WithConstLabels(prometheus.Labels{"a-b": "x"}),
+		"const label op":          WithConstLabels(prometheus.Labels{"op": "x"}),
+		"no request buckets":      WithRequestBuckets(),
+		"max paths 0":             WithMaxPaths(0),
+		"max paths, no path":      WithMaxPaths(3),
 	} {
 		m, err := New(opt)
 		if !errors.Is(err, ErrInvalidOption) || m != nil {

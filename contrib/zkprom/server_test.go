@@ -8,8 +8,8 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // value is the value of the sample named series (name and labels, as
@@ -37,7 +37,7 @@ func value(t testing.TB, text, series string) float64 {
 func TestRealServer(t *testing.T) {
 	itest.NoLeaks(t)
 	const timeout = 90 * time.Second
-	cluster := zkharness.ForTest(t)
+	cluster := zktest.ForTest(t)
 	ctx := itest.Ctx(t, timeout)
 	m, reg := newRegistered(t)
 	link := itest.NewLink(t)
@@ -93,13 +93,10 @@ func TestRealServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer ch.Close()
+		defer ch.Close(ctx)
 		events, cancel := ch.Events()
 		defer cancel()
-		if err := ch.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if err := ch.WaitInitialized(ctx); err != nil {
+		if err := ch.Start(ctx); err != nil { // returns once initialized
 			t.Fatal(err)
 		}
 		if _, err := c.Set(ctx, "/t/a", []byte("a2"), -1); err != nil {

@@ -30,7 +30,7 @@
 //
 //	go run ./examples/discovery [-zk host:port,...] [-workers N] [-kill K]
 //
-// Without -zk it starts a throwaway ZooKeeper server with zkharness (the
+// Without -zk it starts a throwaway ZooKeeper server with zktest (the
 // ZK_BACKEND and ZK_IMAGE environment variables choose how) and stops it at
 // the end. Each run works under a fresh base path; the workers unregister at
 // the end (Curator's containers go with their last child). The command exits
@@ -48,7 +48,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // errMissed reports a client whose view did not follow the workers.
@@ -102,7 +102,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	out := &lockedWriter{w: stdout}
-	servers, cluster, err := zkharness.ServersOrThrowaway(ctx, s.zk, zkharness.WithLogger(logger))
+	servers, cluster, err := zktest.ServersOrThrowaway(ctx, s.zk, zktest.WithLogger(logger))
 	if err != nil {
 		return err
 	}

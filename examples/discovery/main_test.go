@@ -11,7 +11,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestMain lets the test binary stand in for the command: the demo starts
@@ -71,7 +72,7 @@ func TestWorkersStartsItsOwnServer(t *testing.T) {
 }
 
 func TestWorkersAgainstGivenEnsemble(t *testing.T) {
-	cluster := zkharness.ForTest(t)
+	cluster := zktest.ForTest(t)
 	ignore := goleak.IgnoreCurrent()
 	s := runDemo(t, []string{"-zk", cluster.ConnectString(), "-workers", "2", "-kill", "0"},
 		"workers 2, killed 0, seen gone 0, seen back 0, final 2 of 2")
@@ -94,7 +95,7 @@ func TestPick(t *testing.T) {
 }
 
 func TestWorkersRejectsBadFlags(t *testing.T) {
-	zkharness.CheckRejectsFlags(t, run,
+	itest.CheckRejectsFlags(t, run,
 		[]string{"-workers", "0"},
 		[]string{"-workers", "31"},
 		[]string{"-kill", "-1"},

@@ -43,7 +43,7 @@ func (d *demo) play(ctx context.Context) (r result, err error) {
 		return r, fmt.Errorf("parent: %w", err)
 	}
 	defer c.Close()
-	disc, err := discovery.New(c, d.base, discovery.WithLogger(d.logger))
+	disc, err := discovery.New(c, d.base)
 	if err != nil {
 		return r, err
 	}
@@ -152,7 +152,7 @@ func (d *demo) callEach(ctx context.Context, disc *discovery.Discovery, n int) (
 	if err != nil {
 		return 0, err
 	}
-	defer p.Close()
+	defer p.Close(ctx)
 	if err := p.Start(ctx); err != nil {
 		return 0, fmt.Errorf("parent: start the provider: %w", err)
 	}

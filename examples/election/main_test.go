@@ -10,7 +10,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestTurnsStartsItsOwnServer runs the command as `go run` does, with no
@@ -45,7 +46,7 @@ func TestTurnsStartsItsOwnServer(t *testing.T) {
 }
 
 func TestTurnsAgainstGivenEnsemble(t *testing.T) {
-	cluster := zkharness.ForTest(t)
+	cluster := zktest.ForTest(t)
 	ignore := goleak.IgnoreCurrent()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -61,7 +62,7 @@ func TestTurnsAgainstGivenEnsemble(t *testing.T) {
 }
 
 func TestTurnsRejectsBadFlags(t *testing.T) {
-	zkharness.CheckRejectsFlags(t, run,
+	itest.CheckRejectsFlags(t, run,
 		[]string{"-participants", "0"},
 		[]string{"-participants", "1001"},
 		[]string{"-zk", ","},

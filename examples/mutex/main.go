@@ -16,7 +16,7 @@
 //
 //	go run ./examples/mutex [-zk host:port,...] [-stock N] [-buyers N]
 //
-// Without -zk it starts a throwaway ZooKeeper server with zkharness (the
+// Without -zk it starts a throwaway ZooKeeper server with zktest (the
 // ZK_BACKEND and ZK_IMAGE environment variables choose how) and stops it at
 // the end. Every run works under a fresh base path, so reruns against a real
 // ensemble never collide. The command exits non-zero on any error, and when
@@ -40,8 +40,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // examplesRoot is the parent of every run's base path.
@@ -61,7 +61,7 @@ func main() {
 
 // settings are the command's flags.
 type settings struct {
-	zk     string // -zk as given; see zkharness.ServersOrThrowaway
+	zk     string // -zk as given; see zktest.ServersOrThrowaway
 	stock  int
 	buyers int
 }
@@ -103,7 +103,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) (err error) {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	out := &lockedWriter{w: stdout}
 
-	servers, cluster, err := zkharness.ServersOrThrowaway(ctx, s.zk, zkharness.WithLogger(logger))
+	servers, cluster, err := zktest.ServersOrThrowaway(ctx, s.zk, zktest.WithLogger(logger))
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func (sh *shop) open(ctx context.Context, stock, buyers int) (sold int, err erro
 		return 0, fmt.Errorf("shopkeeper: %w", err)
 	}
 	defer keeper.Close()
-	if _, err := keeper.CreateWithParents(ctx, sh.stockPath(), []byte(strconv.Itoa(stock)), 0); err != nil {
+	if _, err := keeper.Create(ctx, sh.stockPath(), []byte(strconv.Itoa(stock)), 0, client.WithParents()); err != nil {
 		return 0, fmt.Errorf("shopkeeper: put the stock on the shelf: %w", err)
 	}
 	defer func() {

@@ -12,7 +12,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 var finalLine = regexp.MustCompile(`^sold (\d+) of (\d+), oversold (\d+)$`)
@@ -64,7 +65,7 @@ func checkShop(t *testing.T, args []string, stock, buyers int) string {
 }
 
 func TestShopAgainstGivenEnsemble(t *testing.T) {
-	cluster := zkharness.ForTest(t)
+	cluster := zktest.ForTest(t)
 	ignore := goleak.IgnoreCurrent()
 	for _, tc := range []struct{ stock, buyers int }{
 		{2, 10}, // the story: two hair dryers, ten buyers
@@ -94,7 +95,7 @@ func TestShopStartsItsOwnServer(t *testing.T) {
 }
 
 func TestShopRejectsBadFlags(t *testing.T) {
-	zkharness.CheckRejectsFlags(t, run,
+	itest.CheckRejectsFlags(t, run,
 		[]string{"-buyers", "0"},
 		[]string{"-stock", "-1"},
 		[]string{"-zk", ","},

@@ -19,7 +19,7 @@
 //
 //	go run ./examples/rwlock [-zk host:port,...] [-shoppers N] [-buyers N] [-visits N] [-stock N]
 //
-// Without -zk it starts a throwaway ZooKeeper server with zkharness (the
+// Without -zk it starts a throwaway ZooKeeper server with zktest (the
 // ZK_BACKEND and ZK_IMAGE environment variables choose how) and stops it at
 // the end. Each run works under a fresh base path, so reruns against a real
 // ensemble never collide, and removes its nodes when done. The command exits
@@ -45,8 +45,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // examplesRoot is the parent of every run's base path.
@@ -70,7 +70,7 @@ func main() {
 
 // settings are the command's flags.
 type settings struct {
-	zk       string   // -zk as given; see zkharness.ServersOrThrowaway
+	zk       string   // -zk as given; see zktest.ServersOrThrowaway
 	servers  []string // what -zk names, or the throwaway server
 	shoppers int
 	buyers   int
@@ -132,7 +132,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	// warnings and errors go to stderr.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
-	servers, cluster, err := zkharness.ServersOrThrowaway(ctx, s.zk, zkharness.WithLogger(logger))
+	servers, cluster, err := zktest.ServersOrThrowaway(ctx, s.zk, zktest.WithLogger(logger))
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer owner.Close()
-	if _, err := owner.CreateWithParents(ctx, sh.stock, encode(s.stock), 0); err != nil {
+	if _, err := owner.Create(ctx, sh.stock, encode(s.stock), 0, client.WithParents()); err != nil {
 		return fmt.Errorf("stock the shelf: %w", err)
 	}
 	defer func() {

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 var summary = regexp.MustCompile(`(?m)^reads (\d+) \(max (\d+) at once\), writes (\d+), overlapping writes (\d+)$`)
@@ -49,7 +49,7 @@ var zkServers string
 // it fails loudly rather than skipping them.
 func TestMain(m *testing.M) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	cluster, err := zkharness.Start(ctx)
+	cluster, err := zktest.Start(ctx)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "examples/rwlock: cannot start ZooKeeper (tests are never skipped):", err)

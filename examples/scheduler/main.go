@@ -47,7 +47,7 @@
 //
 //	go run ./examples/scheduler [-zk host:port,...] [-nights N] [-kill K]
 //
-// Without -zk it starts a throwaway ZooKeeper server with zkharness (the
+// Without -zk it starts a throwaway ZooKeeper server with zktest (the
 // ZK_BACKEND and ZK_IMAGE environment variables choose how) and stops it at
 // the end. Each run works under a fresh base path, deleted at the end. The
 // command exits non-zero on any error, and when a night was missed or run
@@ -67,7 +67,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // errNotOnce reports a night missed or run twice.
@@ -123,7 +123,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) (err error) {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	out := &lockedWriter{w: stdout}
-	servers, cluster, err := zkharness.ServersOrThrowaway(ctx, s.zk, zkharness.WithLogger(logger))
+	servers, cluster, err := zktest.ServersOrThrowaway(ctx, s.zk, zktest.WithLogger(logger))
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestMain lets the test binary stand in for the command: the demo starts
@@ -64,7 +65,7 @@ func TestNightsStartsItsOwnServer(t *testing.T) {
 }
 
 func TestNightsAgainstGivenEnsemble(t *testing.T) {
-	cluster := zkharness.ForTest(t)
+	cluster := zktest.ForTest(t)
 	ignore := goleak.IgnoreCurrent()
 	s := checkNights(t, []string{"-zk", cluster.ConnectString(), "-nights", "3", "-kill", "0"}, 3, 0)
 	if strings.Contains(s, "throwaway") {
@@ -74,7 +75,7 @@ func TestNightsAgainstGivenEnsemble(t *testing.T) {
 }
 
 func TestNightsRejectsBadFlags(t *testing.T) {
-	zkharness.CheckRejectsFlags(t, run,
+	itest.CheckRejectsFlags(t, run,
 		[]string{"-nights", "0"},
 		[]string{"-nights", "101"},
 		[]string{"-kill", "-1"},

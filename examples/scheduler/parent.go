@@ -39,7 +39,7 @@ func (d *demo) play(ctx context.Context) (nights []night, killed string, err err
 		return nil, "", fmt.Errorf("parent: %w", err)
 	}
 	defer d.keeper.Close()
-	if _, err := d.keeper.CreateWithParents(ctx, clockPath(d.base), []byte("0"), 0); err != nil {
+	if _, err := d.keeper.Create(ctx, clockPath(d.base), []byte("0"), 0, client.WithParents()); err != nil {
 		return nil, "", fmt.Errorf("parent: make the clock: %w", err)
 	}
 	defer d.cleanUp(ctx)

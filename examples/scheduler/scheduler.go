@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 )
@@ -155,7 +156,7 @@ func (s *sched) runNight(ctx context.Context, t *election.Term, k int) error {
 		return nil
 	case opFailed(res, 0, err, zk.ErrNoNode):
 		s.say("night %d: record refused: the term's node is gone", k)
-		return fmt.Errorf("night %d: %w", k, election.ErrLost)
+		return fmt.Errorf("night %d: %w", k, zkrecipes.ErrLost)
 	case opFailed(res, 1, err, zk.ErrNodeExists):
 		got, _, gerr := s.c.Get(mctx, nightPath(s.base, k))
 		if gerr == nil && string(got) == rec { // our own commit, replayed after a lost reply

@@ -18,7 +18,7 @@
 //
 //	go run ./examples/semaphore [-zk host:port,...] [-packers N] [-licences N]
 //
-// Without -zk it starts a throwaway ZooKeeper server with zkharness (the
+// Without -zk it starts a throwaway ZooKeeper server with zktest (the
 // ZK_BACKEND and ZK_IMAGE environment variables choose how) and stops it at
 // the end. Each run works under a fresh base path; its nodes are containers or
 // ephemeral, so the server removes them. The command exits non-zero on any
@@ -43,8 +43,8 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // errOverLimit reports that more leases than the limit were held at once.
@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	// The connection states of a dozen sessions are noise: warnings only.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	servers, cluster, err := zkharness.ServersOrThrowaway(ctx, *zkFlag, zkharness.WithLogger(logger))
+	servers, cluster, err := zktest.ServersOrThrowaway(ctx, *zkFlag, zktest.WithLogger(logger))
 	if err != nil {
 		return err
 	}

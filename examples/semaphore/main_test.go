@@ -12,7 +12,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 var finalLine = regexp.MustCompile(`^max at once (\d+) of (\d+), over the limit (\d+)$`)
@@ -47,7 +48,7 @@ func checkRoom(t *testing.T, args []string, packers, licences int) string {
 }
 
 func TestPackingAgainstGivenEnsemble(t *testing.T) {
-	cluster := zkharness.ForTest(t)
+	cluster := zktest.ForTest(t)
 	ignore := goleak.IgnoreCurrent()
 	for _, tc := range []struct{ packers, licences int }{
 		{10, 3}, // the story
@@ -79,7 +80,7 @@ func TestPackingStartsItsOwnServer(t *testing.T) {
 }
 
 func TestPackingRejectsBadFlags(t *testing.T) {
-	zkharness.CheckRejectsFlags(t, run,
+	itest.CheckRejectsFlags(t, run,
 		[]string{"-packers", "0"},
 		[]string{"-packers", "1001"},
 		[]string{"-licences", "0"},

@@ -7,9 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // quiet is how long a call that must still wait is watched for an early
@@ -75,7 +75,7 @@ func TestDistributedBarrierMultiClient(t *testing.T) {
 // persistent), and the Wait that kept waiting returns when it is removed.
 func TestDistributedBarrierServerCrash(t *testing.T) {
 	itest.NoLeaks(t)
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	r := newRig(t, cl, 2*time.Minute)
 	b := r.gate(r.client(nil, 2*time.Second), "/barrier")
 	require.NoError(t, b.Set(r.ctx))
@@ -112,18 +112,18 @@ func TestBarrierClose(t *testing.T) {
 	res := r.wait(r.ctx, b)
 	itest.Pending(t, res, quiet, "Wait")
 	require.NoError(t, b.Close())
-	require.ErrorIs(t, await(t, res, "Wait after Close"), barrier.ErrClosed)
+	require.ErrorIs(t, await(t, res, "Wait after Close"), zkrecipes.ErrClosed)
 	require.NoError(t, b.Close())
-	require.ErrorIs(t, b.Set(r.ctx), barrier.ErrClosed)
-	require.ErrorIs(t, b.Remove(r.ctx), barrier.ErrClosed)
-	require.ErrorIs(t, b.Wait(r.ctx), barrier.ErrClosed)
+	require.ErrorIs(t, b.Set(r.ctx), zkrecipes.ErrClosed)
+	require.ErrorIs(t, b.Remove(r.ctx), zkrecipes.ErrClosed)
+	require.ErrorIs(t, b.Wait(r.ctx), zkrecipes.ErrClosed)
 	require.True(t, itest.Exists(t, r.c, "/barrier"), "Close removed the barrier")
 
 	other := r.gate(c, "/barrier")
 	res = r.wait(r.ctx, other)
 	itest.Pending(t, res, quiet, "Wait of a second handle")
 	require.NoError(t, c.Close())
-	require.ErrorIs(t, await(t, res, "Wait after the client closed"), barrier.ErrClosed)
+	require.ErrorIs(t, await(t, res, "Wait after the client closed"), zkrecipes.ErrClosed)
 	require.NoError(t, r.gate(r.c, "/barrier").Remove(r.ctx))
 	r.requireGone("/barrier")
 }

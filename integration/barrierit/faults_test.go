@@ -7,10 +7,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestDoubleBarrierShortCut: a member waiting in Enter whose link is cut
@@ -64,8 +65,8 @@ func TestDoubleBarrierSessionExpiry(t *testing.T) {
 	link.Cut()
 	itest.WaitState(t, states, client.StateLost, sid, 10*time.Second)
 	err := await(t, res, "Enter whose session was lost")
-	require.ErrorIs(t, err, barrier.ErrLost)
-	require.ErrorIs(t, err, barrier.ErrSessionLost)
+	require.ErrorIs(t, err, zkrecipes.ErrLost)
+	require.ErrorIs(t, err, zkrecipes.ErrSessionLost)
 	r.requireEmpty("/barrier") // the server expired the session's node
 	d2 := r.double(r.client(nil, 0), "/barrier", 2)
 	e2 := r.enter(d2)
@@ -84,7 +85,7 @@ func TestDoubleBarrierSessionExpiry(t *testing.T) {
 	link.Restore()
 	itest.WaitState(t, states, client.StateReconnected, 0, 20*time.Second)
 	err = d1.Leave(r.ctx)
-	require.ErrorIs(t, err, barrier.ErrLost, "Leave of a member whose node went with its session")
+	require.ErrorIs(t, err, zkrecipes.ErrLost, "Leave of a member whose node went with its session")
 	require.ErrorIs(t, d1.Leave(r.ctx), barrier.ErrNotEntered, "the member is out")
 	r.requireEmpty("/barrier")
 }
@@ -97,7 +98,7 @@ func TestDoubleBarrierSessionExpiry(t *testing.T) {
 // stopped: every Leave returns, and nothing is left on any server.
 func TestDoubleBarrierEnsemble(t *testing.T) {
 	itest.NoLeaks(t)
-	cl := zkharness.ForTest(t, zkharness.WithServers(3))
+	cl := zktest.ForTest(t, zktest.WithServers(3))
 	r := newRig(t, cl, 2*time.Minute)
 	var cs []*client.Client
 	var ds []*barrier.Double
@@ -143,7 +144,7 @@ func TestDoubleBarrierEnsemble(t *testing.T) {
 }
 
 // serverOf is the index in cl of the server c is connected to.
-func serverOf(t *testing.T, cl *zkharness.Cluster, c *client.Client) int {
+func serverOf(t *testing.T, cl *zktest.Cluster, c *client.Client) int {
 	t.Helper()
 	conn, err := c.Conn(itest.Ctx(t, 10*time.Second))
 	require.NoError(t, err)

@@ -10,16 +10,16 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // rig is one test's view of a cluster: its namespace, a client with no
 // fault link to look at the server, and the test's context.
 type rig struct {
 	t   *testing.T
-	cl  *zkharness.Cluster
+	cl  *zktest.Cluster
 	ns  string
 	c   *client.Client // the observer
 	ctx context.Context
@@ -27,7 +27,7 @@ type rig struct {
 
 // newRig makes a rig on cl (the shared server when nil); the test's
 // context ends after d.
-func newRig(t *testing.T, cl *zkharness.Cluster, d time.Duration) *rig {
+func newRig(t *testing.T, cl *zktest.Cluster, d time.Duration) *rig {
 	if cl == nil {
 		cl = shared
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // TestDoubleBarrierRoundsOnOnePath: three members, each its own client,

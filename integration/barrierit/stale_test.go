@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
@@ -20,7 +21,7 @@ import (
 func TestDoubleBarrierStaleReady(t *testing.T) {
 	itest.NoLeaks(t)
 	r := newRig(t, nil, time.Minute)
-	_, err := r.c.CreateWithParents(r.ctx, "/barrier/ready", nil, 0)
+	_, err := r.c.Create(r.ctx, "/barrier/ready", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	_, stale, err := r.c.Exists(r.ctx, "/barrier/ready")
 	require.NoError(t, err)
@@ -95,18 +96,18 @@ func TestBarrierBadUse(t *testing.T) {
 	c := r.client(nil, 0)
 	for _, p := range []string{"", "barrier", "/", "/barrier/", "/a//b", "/zookeeper/b"} {
 		_, err := barrier.NewDouble(c, p, 2)
-		require.ErrorIs(t, err, barrier.ErrInvalidPath, "%q", p)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidPath, "%q", p)
 		_, err = barrier.New(c, p)
-		require.ErrorIs(t, err, barrier.ErrInvalidPath, "%q", p)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidPath, "%q", p)
 	}
 	for _, n := range []int{0, -3} {
 		_, err := barrier.NewDouble(c, "/barrier", n)
-		require.ErrorIs(t, err, barrier.ErrInvalidArgument, "n=%d", n)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, "n=%d", n)
 	}
 	_, err := barrier.NewDouble(nil, "/barrier", 2)
-	require.ErrorIs(t, err, barrier.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	_, err = barrier.New(nil, "/barrier")
-	require.ErrorIs(t, err, barrier.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 
 	d := r.double(c, "/barrier", 1)
 	require.ErrorIs(t, d.Leave(r.ctx), barrier.ErrNotEntered)
@@ -116,21 +117,21 @@ func TestBarrierBadUse(t *testing.T) {
 	require.NoError(t, d.Leave(r.ctx))
 	require.ErrorIs(t, d.Leave(r.ctx), barrier.ErrNotEntered)
 	require.NoError(t, d.Close(r.ctx))
-	require.ErrorIs(t, d.Enter(r.ctx), barrier.ErrClosed)
-	require.ErrorIs(t, d.Leave(r.ctx), barrier.ErrClosed)
+	require.ErrorIs(t, d.Enter(r.ctx), zkrecipes.ErrClosed)
+	require.ErrorIs(t, d.Leave(r.ctx), zkrecipes.ErrClosed)
 
 	b := r.gate(c, "/gate")
 	require.NoError(t, b.Close())
-	require.ErrorIs(t, b.Set(r.ctx), barrier.ErrClosed)
+	require.ErrorIs(t, b.Set(r.ctx), zkrecipes.ErrClosed)
 
 	d2 := r.double(c, "/barrier", 2)
 	res := r.enter(d2)
 	r.waitMembers("/barrier", 1)
 	require.NoError(t, c.Close())
-	require.ErrorIs(t, await(t, res, "Enter when the client closes"), client.ErrClosed)
-	require.ErrorIs(t, d2.Enter(r.ctx), barrier.ErrClosed)
+	require.ErrorIs(t, await(t, res, "Enter when the client closes"), zkrecipes.ErrClosed)
+	require.ErrorIs(t, d2.Enter(r.ctx), zkrecipes.ErrClosed)
 	require.NoError(t, d2.Close(r.ctx))
-	require.ErrorIs(t, r.gate(c, "/gate").Set(r.ctx), barrier.ErrClosed)
+	require.ErrorIs(t, r.gate(c, "/gate").Set(r.ctx), zkrecipes.ErrClosed)
 
 	r.requireEmpty("/barrier")
 	require.False(t, itest.Exists(t, r.c, "/gate"), "a closed barrier set its node")

@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
-	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // TestDoubleBarrierEnterTimeoutWithdraws is CURATOR-80 and CURATOR-318:
@@ -105,10 +105,10 @@ func TestDoubleBarrierCloseDuringEnter(t *testing.T) {
 	res := r.enter(d1)
 	r.waitMembers("/barrier", 1)
 	require.NoError(t, d1.Close(r.ctx))
-	require.ErrorIs(t, await(t, res, "Enter interrupted by Close"), barrier.ErrClosed)
+	require.ErrorIs(t, await(t, res, "Enter interrupted by Close"), zkrecipes.ErrClosed)
 	require.Empty(t, r.kids("/barrier"))
-	require.ErrorIs(t, d1.Enter(r.ctx), barrier.ErrClosed)
-	require.ErrorIs(t, d1.Leave(r.ctx), barrier.ErrClosed)
+	require.ErrorIs(t, d1.Enter(r.ctx), zkrecipes.ErrClosed)
+	require.ErrorIs(t, d1.Leave(r.ctx), zkrecipes.ErrClosed)
 	require.NoError(t, d1.Close(r.ctx), "a second Close")
 
 	d2 := r.double(r.client(nil, 0), "/barrier", 1)
@@ -118,7 +118,7 @@ func TestDoubleBarrierCloseDuringEnter(t *testing.T) {
 	require.Contains(t, kids, "ready")
 	require.NoError(t, d2.Close(r.ctx))
 	require.Empty(t, r.kids("/barrier"), "Close of the last member left its node or the ready node")
-	require.ErrorIs(t, d2.Enter(r.ctx), barrier.ErrClosed)
+	require.ErrorIs(t, d2.Enter(r.ctx), zkrecipes.ErrClosed)
 }
 
 // TestDoubleBarrierWithdrawWaitsForItsCreate: a member whose ctx ends while
@@ -148,7 +148,7 @@ func TestDoubleBarrierWithdrawWaitsForItsCreate(t *testing.T) {
 	release()
 	err := await(t, res, "Enter whose ctx ended")
 	require.ErrorIs(t, err, context.Canceled)
-	require.NotErrorIs(t, err, barrier.ErrDeletePending, "the withdraw had its connection")
+	require.NotErrorIs(t, err, zkrecipes.ErrDeletePending, "the withdraw had its connection")
 	require.Empty(t, r.members("/held/barrier"), "a node of the member that gave up")
 	require.Empty(t, d1.Node())
 

@@ -23,9 +23,8 @@ func TestCacheTour(t *testing.T) {
 	ch, err := cache.New(c, "/t")
 	require.NoError(t, err)
 	rec := record(t, ch)
-	require.NoError(t, ch.Start())
-	defer ch.Close()
-	require.NoError(t, ch.WaitInitialized(ctx))
+	require.NoError(t, ch.Start(ctx))
+	defer ch.Close(ctx)
 	got := rec.waitN(t, 5, 5*time.Second)
 	require.Len(t, got, 5)
 	require.Equal(t, "NODE_CREATED /t=t", got[0])
@@ -48,5 +47,5 @@ func TestCacheTour(t *testing.T) {
 	kids := ch.Children("/t")
 	require.Len(t, kids, 3)
 	require.Equal(t, map[string]string{"/t": "t", "/t/a": "a2", "/t/b": "b", "/t/c": "c"}, rec.replayed())
-	require.NoError(t, ch.Close())
+	require.NoError(t, ch.Close(ctx))
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // TestCacheEnsembleServerLoss is a port of TestCuratorCacheEdges.testServerLoss
@@ -27,7 +27,7 @@ import (
 // CACHE_SEED sets the seed (printed).
 func TestCacheEnsembleServerLoss(t *testing.T) {
 	itest.NoLeaks(t)
-	cl := zkharness.ForTest(t, zkharness.WithServers(3))
+	cl := zktest.ForTest(t, zktest.WithServers(3))
 	seed := envInt(t, "CACHE_SEED", uint64(time.Now().UnixNano()))
 	t.Logf("CACHE_SEED=%d", seed)
 	rng := rand.New(rand.NewPCG(seed, 7))
@@ -46,7 +46,6 @@ func TestCacheEnsembleServerLoss(t *testing.T) {
 		link := itest.NewLink(t)
 		c := itest.Connect(t, cl, itest.Opts{NS: r.ns, Link: link, Timeout: 10 * time.Second})
 		ch, rec := startCache(t, c, "/test")
-		require.NoError(t, ch.WaitInitialized(r.ctx))
 		links, clients, caches, recs = append(links, link), append(clients, c), append(caches, ch), append(recs, rec)
 		writers = append(writers, &chaos.TreeWriter{C: c, Root: "/test", Rand: rng, Tag: fmt.Sprintf("c%d-", i), Width: 4, Depth: 4})
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // envInt is the integer in the environment variable name, or def.
@@ -71,7 +71,6 @@ func faultRun(t *testing.T, seed uint64, faultFor time.Duration) {
 		require.NoError(t, w.Step(r.ctx))
 	}
 	ch, rec := startCache(t, cc, "/f")
-	require.NoError(t, ch.WaitInitialized(r.ctx))
 
 	// The writer writes all through the fault phase.
 	wctx, stopWriter := context.WithCancel(r.ctx)

@@ -11,9 +11,9 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // rig is what most tests share: a client in a namespace of the test's own
@@ -33,7 +33,7 @@ type rig struct {
 // with a cluster of its own calls itest.NoLeaks before starting it: the
 // cluster's goroutines end when it closes, after the test's other
 // cleanups.)
-func newRig(t *testing.T, cl *zkharness.Cluster) *rig {
+func newRig(t *testing.T, cl *zktest.Cluster) *rig {
 	if cl == nil {
 		itest.NoLeaks(t)
 		cl = shared
@@ -70,15 +70,34 @@ func (r *rig) del(p string) {
 	require.NoError(r.t, r.c.Delete(r.ctx, p, -1), "delete %s", p)
 }
 
-// cache makes a cache of path on c, records its events from the start,
-// starts it and closes it at cleanup.
+// startCache makes a cache of path on c, records its events from the
+// start, starts it (Start returns after the first full load: Initialized is
+// closed) and closes it at cleanup.
 func startCache(t *testing.T, c *client.Client, path string, opts ...cache.Option) (*cache.Cache, *recorder) {
 	t.Helper()
 	ch, err := cache.New(c, path, opts...)
 	require.NoError(t, err)
 	rec := record(t, ch)
-	require.NoError(t, ch.Start())
-	t.Cleanup(func() { _ = ch.Close() })
+	t.Cleanup(func() { _ = ch.Close(context.Background()) })
+	require.NoError(t, ch.Start(itest.Ctx(t, 30*time.Second)))
+	require.True(t, itest.Closed(ch.Initialized()), "Start returned before Initialized")
+	return ch, rec
+}
+
+// startCacheWaiting is startCache for a cache that cannot load yet (no
+// server, no connection): its Start, given a short ctx, returns ctx's error,
+// and the cache goes on loading in the background.
+func startCacheWaiting(t *testing.T, c *client.Client, path string, opts ...cache.Option) (*cache.Cache, *recorder) {
+	t.Helper()
+	ch, err := cache.New(c, path, opts...)
+	require.NoError(t, err)
+	rec := record(t, ch)
+	t.Cleanup(func() { _ = ch.Close(context.Background()) })
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err = ch.Start(ctx)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "Start before the cache can load")
+	require.False(t, itest.Closed(ch.Initialized()), "Initialized before the cache could load")
 	return ch, rec
 }
 

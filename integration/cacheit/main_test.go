@@ -6,14 +6,14 @@ import (
 	"os"
 	"testing"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // shared is the single server most tests use, each under its own namespace.
-var shared *zkharness.Cluster
+var shared *zktest.Cluster
 
 func TestMain(m *testing.M) {
-	zkharness.RunMain(m, func(c *zkharness.Cluster) {
+	zktest.RunMain(m, func(c *zktest.Cluster) {
 		fmt.Fprintln(os.Stderr, "cacheit: shared cluster:", c)
 		shared = c
 	})

@@ -38,7 +38,6 @@ func TestCacheRecreateWhileListing(t *testing.T) {
 		require.NoError(t, err)
 	}
 	ch, rec := startCache(t, r.c, "/p")
-	require.NoError(t, ch.WaitInitialized(r.ctx))
 
 	ctx, stop := context.WithCancel(r.ctx)
 	var wg sync.WaitGroup

@@ -9,8 +9,8 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // The cache across faults of its connection, its session and its server:
@@ -31,7 +31,7 @@ func modes(t *testing.T, body func(t *testing.T, perNode bool, opts ...cache.Opt
 }
 
 // linked is a rig plus a second client, the cache's, behind a fault link.
-func linked(t *testing.T, cl *zkharness.Cluster, session time.Duration) (*rig, *client.Client, *states, func() int64) {
+func linked(t *testing.T, cl *zktest.Cluster, session time.Duration) (*rig, *client.Client, *states, func() int64) {
 	r := newRig(t, cl)
 	if cl == nil {
 		cl = shared
@@ -58,8 +58,7 @@ func testCacheNoStormAfterReconnect(t *testing.T, perNode bool, opts ...cache.Op
 			r.create("/r/"+k+"/"+g, "1")
 		}
 	}
-	ch, rec := startCache(t, cc, "/r", opts...)
-	require.NoError(t, ch.WaitInitialized(r.ctx))
+	_, rec := startCache(t, cc, "/r", opts...)
 	rec.take(t, 14) // 13 nodes and Initialized
 	before := nreads()
 	perReconnect := int64(13) // the persistent mode reads every node once
@@ -101,7 +100,6 @@ func testCacheReconnectConsistency(t *testing.T, perNode bool, opts ...cache.Opt
 		r.create(p, "one")
 	}
 	ch, rec := startCache(t, cc, "/root", opts...)
-	require.NoError(t, ch.WaitInitialized(r.ctx))
 	rec.take(t, 9)
 	before := nreads()
 
@@ -173,7 +171,6 @@ func testCacheExpiryWithChanges(t *testing.T, perNode bool, opts ...cache.Option
 		r.create(p, "1")
 	}
 	ch, rec := startCache(t, cc, "/r", opts...)
-	require.NoError(t, ch.WaitInitialized(r.ctx))
 	rec.take(t, 9)
 	before := nreads()
 	expire(t, r.link, st, func() {
@@ -207,7 +204,7 @@ func TestCacheServerRestart(t *testing.T) { modes(t, testCacheServerRestart) }
 
 func testCacheServerRestart(t *testing.T, perNode bool, opts ...cache.Option) {
 	itest.NoLeaks(t) // before the cluster: it is checked after the cluster closed
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	// A session long enough to outlive a restart on a busy machine: these
 	// reconnects must be within the session.
 	r, cc, st, nreads := linked(t, cl, 20*time.Second)
@@ -215,11 +212,12 @@ func testCacheServerRestart(t *testing.T, perNode bool, opts ...cache.Option) {
 
 	require.NoError(t, cl.StopServer(ctx, 0))
 	st.await(t, client.StateSuspended, 10*time.Second)
-	ch, rec := startCache(t, cc, "/test", opts...)
+	ch, rec := startCacheWaiting(t, cc, "/test", opts...) // Start's ctx ends first: it loads later
 	rec.none(t)
 	require.NoError(t, cl.StartServer(ctx, 0))
 	st.await(t, client.StateReconnected, 30*time.Second)
 	rec.next(t, "INITIALIZED")
+	require.True(t, itest.WaitClosed(ch.Initialized(), 10*time.Second), "Initialized once the server is back")
 	r.create("/test", "")
 	r.create("/test/one", "1")
 	rec.next(t, "NODE_CREATED /test=", "NODE_CREATED /test/one=1")

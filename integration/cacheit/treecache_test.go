@@ -3,9 +3,11 @@ package cacheit
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 )
 
@@ -355,12 +357,12 @@ func TestCacheDeleteNodeAfterClose(t *testing.T) {
 	events, cancel := ch.Events()
 	defer cancel()
 	rec := record(t, ch)
-	require.NoError(t, ch.Start())
+	require.NoError(t, ch.Start(r.ctx))
 	rec.next(t, "NODE_CREATED /test=", "INITIALIZED")
 	r.create("/test/one", "hey there")
 	rec.next(t, "NODE_CREATED /test/one=hey there")
 
-	require.NoError(t, ch.Close())
+	require.NoError(t, ch.Close(r.ctx))
 	r.del("/test/one")
 	rec.none(t)
 	for range events { // closed by Close (what was still queued is dropped): the loop ends
@@ -368,10 +370,10 @@ func TestCacheDeleteNodeAfterClose(t *testing.T) {
 	require.Zero(t, ch.Len(), "Close empties the view")
 }
 
-// TestCacheSlowListener stands for TestTreeCache.testErrorListener (a Go
-// listener does not throw): a listener that blocks delays no other
-// subscriber, and misses nothing.
-func TestCacheSlowListener(t *testing.T) {
+// TestCacheSlowSubscriber stands for TestTreeCache.testErrorListener (a Go
+// subscriber does not throw): a subscriber that reads nothing for a while
+// delays no other subscriber, and misses nothing.
+func TestCacheSlowSubscriber(t *testing.T) {
 	r := newRig(t, nil)
 	r.create("/test", "")
 	ch, err := cache.New(r.c, "/test")
@@ -379,24 +381,26 @@ func TestCacheSlowListener(t *testing.T) {
 	release := make(chan struct{})
 	var got []string
 	done := make(chan struct{})
-	remove, err := ch.Listen(func(ev cache.Event) {
-		<-release
-		got = append(got, evString(ev))
-		if len(got) == 4 {
-			close(done)
+	slow, stopSlow := ch.Events()
+	defer stopSlow()
+	go func() {
+		<-release // blocked until the others have seen every event
+		for ev := range slow {
+			got = append(got, evString(ev))
+			if len(got) == 4 {
+				close(done)
+			}
 		}
-	})
-	require.NoError(t, err)
-	defer remove()
+	}()
 	rec := record(t, ch)
-	require.NoError(t, ch.Start())
-	defer ch.Close()
+	require.NoError(t, ch.Start(r.ctx))
+	defer ch.Close(r.ctx)
 	rec.next(t, "NODE_CREATED /test=", "INITIALIZED")
 	r.set("/test", "hey there")
 	rec.next(t, "NODE_CHANGED /test=hey there")
 	r.set("/test", "again")
 	rec.next(t, "NODE_CHANGED /test=again")
 	close(release)
-	<-done
+	require.True(t, itest.WaitClosed(done, 10*time.Second), "the slow subscriber did not get its 4 events")
 	require.Equal(t, rec.all(), got)
 }

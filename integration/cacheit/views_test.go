@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 )
@@ -147,7 +148,7 @@ func TestPathChildrenCacheParentMissing(t *testing.T) {
 	r := newRig(t, nil)
 	_, rec := startCache(t, r.c, "/a/b/test", cache.WithDepth(1))
 	rec.next(t, "INITIALIZED")
-	_, err := r.c.CreateWithParents(r.ctx, "/a/b/test/one", nil, 0)
+	_, err := r.c.Create(r.ctx, "/a/b/test/one", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	r.create("/a/b/test/two", "")
 	rec.next(t, "NODE_CREATED /a/b/test=")
@@ -157,7 +158,7 @@ func TestPathChildrenCacheParentMissing(t *testing.T) {
 	r.del("/a/b/test")
 	rec.nextSet(t, "NODE_DELETED /a/b/test/one=", "NODE_DELETED /a/b/test/two=")
 	rec.next(t, "NODE_DELETED /a/b/test=")
-	_, err = r.c.CreateWithParents(r.ctx, "/a/b/test/new", nil, 0)
+	_, err = r.c.Create(r.ctx, "/a/b/test/new", nil, 0, client.WithParents())
 	require.NoError(t, err)
 	rec.next(t, "NODE_CREATED /a/b/test=", "NODE_CREATED /a/b/test/new=")
 	rec.none(t)
@@ -202,7 +203,7 @@ func TestPathChildrenCacheModes(t *testing.T) {
 				require.Nil(t, n.Data)
 			}
 		}
-		require.NoError(t, ch.Close())
+		require.NoError(t, ch.Close(r.ctx))
 		r.del("/test/one")
 		r.del("/test/two")
 	}
@@ -216,10 +217,9 @@ func TestCuratorCacheAfterInitialized(t *testing.T) {
 	r.creates("/test", "/test/one", "/test/one/two", "/test/one/two/three")
 	ch, err := cache.New(r.c, "/test")
 	require.NoError(t, err)
-	require.NoError(t, ch.Start())
-	defer ch.Close()
-	require.NoError(t, ch.WaitInitialized(r.ctx))
-	require.True(t, itest.Closed(ch.Initialized()), "Initialized not closed after WaitInitialized")
+	require.NoError(t, ch.Start(r.ctx))
+	defer ch.Close(r.ctx)
+	require.True(t, itest.Closed(ch.Initialized()), "Initialized not closed after Start")
 	require.Equal(t, 4, ch.Len())
 	for _, p := range []string{"/test", "/test/one", "/test/one/two", "/test/one/two/three"} {
 		_, ok := ch.Get(p)
@@ -228,18 +228,16 @@ func TestCuratorCacheAfterInitialized(t *testing.T) {
 }
 
 // TestCuratorCacheListenerBuilder is a port of
-// TestCuratorCache.testListenerBuilder: a listener sees the root's
+// TestCuratorCache.testListenerBuilder: a subscriber sees the root's
 // creation, change and deletion, each once, of its own type.
 func TestCuratorCacheListenerBuilder(t *testing.T) {
 	r := newRig(t, nil)
 	ch, err := cache.New(r.c, "/test")
 	require.NoError(t, err)
-	got := make(chan cache.Event, 16)
-	remove, err := ch.Listen(func(ev cache.Event) { got <- ev })
-	require.NoError(t, err)
-	defer remove()
-	require.NoError(t, ch.Start())
-	defer ch.Close()
+	got, stop := ch.Events()
+	defer stop()
+	require.NoError(t, ch.Start(r.ctx))
+	defer ch.Close(r.ctx)
 	require.Equal(t, cache.Initialized, itest.Await(t, got, 15*time.Second, "Initialized").Type)
 	r.create("/test", "")
 	ev := itest.Await(t, got, 15*time.Second, "created")
@@ -266,7 +264,7 @@ func TestCuratorCacheClearOnClose(t *testing.T) {
 	ch, rec := startCache(t, r.c, "/test")
 	rec.take(t, 3)
 	require.Equal(t, 2, ch.Len())
-	require.NoError(t, ch.Close())
+	require.NoError(t, ch.Close(r.ctx))
 	require.Zero(t, ch.Len())
 	require.Empty(t, ch.Nodes())
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
 )
@@ -69,7 +70,7 @@ type BarrierRun struct {
 // log records a call that returned now.
 func (r *BarrierRun) log(who int, kind string, invoke time.Time, err error, round int64) {
 	c := barrierCall{who: who, kind: kind, invoke: invoke, ret: time.Now(), err: err, round: round,
-		pending: errors.Is(err, barrier.ErrDeletePending), lost: errors.Is(err, barrier.ErrLost)}
+		pending: errors.Is(err, zkrecipes.ErrDeletePending), lost: errors.Is(err, zkrecipes.ErrLost)}
 	r.mu.Lock()
 	r.calls = append(r.calls, c)
 	r.mu.Unlock()

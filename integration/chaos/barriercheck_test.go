@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
+	"github.com/go-zkrecipes/zkrecipes"
 )
 
 // barrierLog builds a call log on a clock of milliseconds from t0.
@@ -53,7 +53,7 @@ func (l *barrierLog) problems() []string {
 // while the gate was certainly set, and no round after the fault phase.
 func TestBarrierCheck(t *testing.T) {
 	errCtx := context.DeadlineExceeded
-	lost := fmt.Errorf("%w: session lost", barrier.ErrLost)
+	lost := fmt.Errorf("%w: session lost", zkrecipes.ErrLost)
 	cases := []struct {
 		name string
 		log  func(l *barrierLog)

@@ -61,9 +61,9 @@ type CacheWorker struct {
 }
 
 // StartCacheWorker makes participant p's cache of CacheDir/p<Who>,
-// subscribes to its events and starts it, and prepares the writer of
-// CacheDir/p<Who+1>.
-func StartCacheWorker(_ context.Context, c *client.Client, p Part) (*CacheWorker, error) {
+// subscribes to its events and starts it (waiting, within ctx and at most
+// 30 s, for its first load), and prepares the writer of CacheDir/p<Who+1>.
+func StartCacheWorker(ctx context.Context, c *client.Client, p Part) (*CacheWorker, error) {
 	root := fmt.Sprintf("%s/%s", CacheDir, p.Name())
 	ch, err := cache.New(c, root)
 	if err != nil {
@@ -83,7 +83,10 @@ func StartCacheWorker(_ context.Context, c *client.Client, p Part) (*CacheWorker
 			w.mu.Unlock()
 		}
 	}()
-	if err := ch.Start(); err != nil {
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := ch.Start(sctx); err != nil {
+		_ = ch.Close(sctx)
 		stop()
 		<-w.done
 		return nil, err
@@ -136,7 +139,7 @@ func (w *CacheWorker) finish(ctx context.Context) {
 	if len(diff) > 0 {
 		w.History.Problem(w.Who, "cache of "+w.Root+" differs from the server: "+strings.Join(diff, "; "))
 	}
-	_ = w.Cache.Close()
+	_ = w.Cache.Close(fctx)
 	w.stop()
 	<-w.done
 	w.mu.Lock()

@@ -27,6 +27,26 @@ type Capacity struct {
 	// still act on the limit it saw before (its copy of the count is
 	// updated by a watch, a round trip later).
 	Grace time.Duration
+	// PerKind makes every check hold each kind of holding (Holding.Kind)
+	// to the capacity on its own: a multi-lock's holdings are one kind per
+	// path, each path one holder at a time.
+	PerKind bool
+}
+
+// byKind splits hs by Kind, in the order the kinds first appear.
+func byKind(hs []Holding) [][]Holding {
+	idx := map[string]int{}
+	var out [][]Holding
+	for _, h := range hs {
+		i, ok := idx[h.Kind]
+		if !ok {
+			i = len(out)
+			idx[h.Kind] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], h)
+	}
+	return out
 }
 
 // LimitAt returns the units allowed for a grant at instant t: Units with

@@ -103,3 +103,40 @@ func TestAllGrantedSince(t *testing.T) {
 		t.Fatal("both were granted in the calm phase")
 	}
 }
+
+// TestPerKind: with PerKind, holdings of different kinds (a multi-lock's
+// paths) may overlap, holdings of one kind may not; porcupine and the
+// overlap check agree.
+func TestPerKind(t *testing.T) {
+	origin := time.Now()
+	at := func(ms int) time.Time { return origin.Add(time.Duration(ms) * time.Millisecond) }
+	h := func(who int, kind string, from, to int) Holding {
+		return Holding{Who: who, Kind: kind, Invoke: at(from), Return: at(from + 1), OK: true, Unlock: at(to)}
+	}
+	apart := []Holding{h(0, "a", 0, 100), h(1, "b", 10, 90), h(1, "a", 110, 200), h(0, "b", 120, 130)}
+	clash := append(append([]Holding(nil), apart...), h(2, "a", 50, 60))
+	per := Capacity{Units: 1, PerKind: true}
+	one := Capacity{Units: 1}
+	r := Analyze(1, &Engine{}, historyOf(apart), &Store{}, NewTimeline(), nil, at(0), 3, per)
+	if !r.Linearizable || len(r.Overlaps) != 0 {
+		t.Errorf("per kind, different paths overlapping: linearizable=%v overlaps=%d", r.Linearizable, len(r.Overlaps))
+	}
+	r = Analyze(1, &Engine{}, historyOf(apart), &Store{}, NewTimeline(), nil, at(0), 3, one)
+	if r.Linearizable || len(r.Overlaps) == 0 {
+		t.Error("one capacity for all kinds: the overlap of a and b was not found")
+	}
+	r = Analyze(1, &Engine{}, historyOf(clash), &Store{}, NewTimeline(), nil, at(0), 3, per)
+	if r.Linearizable || len(r.Overlaps) != 1 {
+		t.Errorf("per kind, two holders of a: linearizable=%v overlaps=%d", r.Linearizable, len(r.Overlaps))
+	}
+}
+
+// historyOf is a History holding hs.
+func historyOf(hs []Holding) *History {
+	h := NewHistory(NewTimeline())
+	for i := range hs {
+		x := hs[i]
+		h.hold = append(h.hold, &x)
+	}
+	return h
+}

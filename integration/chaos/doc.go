@@ -5,7 +5,7 @@
 // run it.
 //
 // A Scenario runs one recipe's Workload (mutex, rwlock, semaphore, latch,
-// run, node, cache, barrier, counter): participants, each with its own
+// run, node, cache, barrier, counter, multilock): participants, each with its own
 // client behind its own fault link (faultlink), run the workload while the
 // seeded Engine applies faults one at a time: link cuts and blackholes
 // shorter than, around and longer than the session timeout; a dropped reply
@@ -33,6 +33,12 @@
 //   - the workload's own Settle check, if it has one, once the calm phase
 //     is over (the node workload: one node per participant, owned by its
 //     live session, with its latest data).
+//
+// The multilock workload takes random sets of three mutexes with
+// mutex.Multi, each participant listing its set in its own order: each
+// path is a kind of holding of its own and every check above runs per
+// path (Capacity.PerKind); a deadlock would leave participants stuck in
+// the calm phase.
 //
 // The barrier workload (recipes/barrier) holds nothing exclusive either:
 // its participants go round after round through one double barrier, after

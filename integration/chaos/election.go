@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 )
@@ -177,7 +178,7 @@ func (w *RunWorker) Run(ctx context.Context) {
 		}
 		if ctx.Err() == nil {
 			w.Timeline.Add(w.Name(), "election.Run returned: "+err.Error())
-			if errors.Is(err, election.ErrInvalidArgument) || errors.Is(err, election.ErrInvalidPath) {
+			if errors.Is(err, zkrecipes.ErrInvalidArgument) || errors.Is(err, zkrecipes.ErrInvalidPath) {
 				return
 			}
 			w.Backoff(ctx)

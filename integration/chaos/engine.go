@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // sleep waits d or until ctx ends; it reports whether d passed.
@@ -84,9 +84,9 @@ type Target struct {
 type Engine struct {
 	Seed    uint64
 	Targets []Target
-	Cluster *zkharness.Cluster // nil: no server faults
-	Session time.Duration      // the participants' session timeout
-	Kinds   []Kind             // nil: AllKinds (server kinds only with a Cluster)
+	Cluster *zktest.Cluster // nil: no server faults
+	Session time.Duration   // the participants' session timeout
+	Kinds   []Kind          // nil: AllKinds (server kinds only with a Cluster)
 	// MaxGap is the longest quiet time between two faults (default Session).
 	MaxGap time.Duration
 	Events *Timeline // where faults are also noted (may be nil)

@@ -40,8 +40,9 @@ type NodeWorker struct {
 	writes int
 }
 
-// NewNodeWorker makes participant p's worker on c, its node started.
-func NewNodeWorker(c *client.Client, p Part) (*NodeWorker, error) {
+// NewNodeWorker makes participant p's worker on c, its node started (made,
+// within ctx and at most 30 s).
+func NewNodeWorker(ctx context.Context, c *client.Client, p Part) (*NodeWorker, error) {
 	name := p.Name()
 	base, opts := NodeDir+"/"+name, []node.Option(nil)
 	switch p.Who % 3 {
@@ -55,7 +56,10 @@ func NewNodeWorker(c *client.Client, p Part) (*NodeWorker, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := n.Start(); err != nil {
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := n.Start(sctx); err != nil {
+		_ = n.Close(sctx)
 		return nil, err
 	}
 	return &NodeWorker{Part: p, N: n}, nil
@@ -65,7 +69,7 @@ func NewNodeWorker(c *client.Client, p Part) (*NodeWorker, error) {
 // ends, noting the node's events on the timeline, then closes the node
 // (on a context of its own, 10 s) and returns.
 func (w *NodeWorker) Run(ctx context.Context) {
-	events, cancel := w.N.Subscribe()
+	events, cancel := w.N.Events()
 	noted := make(chan struct{})
 	go func() {
 		defer close(noted)
@@ -250,8 +254,8 @@ func init() {
 				Recipe:   "node",
 				Capacity: Capacity{Units: MaxParts}, // a write holds nothing: no grant can overlap
 				Dirs:     []string{NodeDir},
-				Start: func(_ context.Context, c *client.Client, p Part) (func(context.Context), error) {
-					w, err := NewNodeWorker(c, p)
+				Start: func(ctx context.Context, c *client.Client, p Part) (func(context.Context), error) {
+					w, err := NewNodeWorker(ctx, c, p)
 					if err != nil {
 						return nil, err
 					}

@@ -57,10 +57,20 @@ func Analyze(seed uint64, e *Engine, h *History, s *Store, tl *Timeline, orphans
 		}
 	}
 	r := Result{Seed: seed, Faults: e.Counts(), Store: s.Stats(), Orphans: orphans, CalmStart: calmStart, Problems: h.Problems()}
-	r.Linearizable, _ = c.Check(hs, tl.Origin)
-	r.Overlaps = c.Overlaps(hs)
+	groups := [][]Holding{hs}
+	if c.PerKind {
+		groups = byKind(hs)
+	}
+	r.Linearizable = true
+	var margins []Margin
+	for _, g := range groups {
+		ok, _ := c.Check(g, tl.Origin)
+		r.Linearizable = r.Linearizable && ok
+		r.Overlaps = append(r.Overlaps, c.Overlaps(g)...)
+		margins = append(margins, c.Margins(g)...)
+	}
 	lost, resumed := h.Sessions()
-	r.Signals, r.Margins = ExpiryMargins(c.Margins(hs), lost, resumed)
+	r.Signals, r.Margins = ExpiryMargins(margins, lost, resumed)
 	calm := make([]bool, n)
 	for _, x := range hs {
 		if x.OK {

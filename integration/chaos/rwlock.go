@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
@@ -166,7 +167,7 @@ func (w *RWLockWorker) downgrade(ctx context.Context, wop *Op, wtoken int64, wst
 		op.Failed(err)
 		uctx, cancelU := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancelU()
-		if uerr := w.RW.Unlock(uctx); uerr != nil && !errors.Is(uerr, rwlock.ErrNotHeld) {
+		if uerr := w.RW.Unlock(uctx); uerr != nil && !errors.Is(uerr, zkrecipes.ErrNotHeld) {
 			w.Timeline.Add(w.Name(), "release: "+uerr.Error())
 		}
 		return

@@ -13,8 +13,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // Scenario is one chaos run of one recipe: participants, each with its own
@@ -24,7 +24,7 @@ import (
 // clients close, and the checks run. Set the fields, then call Run.
 type Scenario struct {
 	Recipe    string
-	Cluster   *zkharness.Cluster
+	Cluster   *zktest.Cluster
 	Namespace string // every client's chroot ("" for none); the scenario's nodes live under it
 	Seed      uint64
 	Parts     int           // participants (at most MaxParts)

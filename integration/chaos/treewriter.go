@@ -154,10 +154,10 @@ func (w *TreeWriter) put(ctx context.Context, p string, flags int32) error {
 }
 
 // create makes p with fresh data; Root's missing ancestors, above the
-// writer's subtree, are made as containers (CreateWithParents).
+// writer's subtree, are made as containers (Create with WithParents).
 func (w *TreeWriter) create(ctx context.Context, p string, flags int32) (string, error) {
 	if p == w.Root {
-		return w.C.CreateWithParents(ctx, p, w.data(), flags)
+		return w.C.Create(ctx, p, w.data(), flags, client.WithParents())
 	}
 	return w.C.Create(ctx, p, w.data(), flags)
 }

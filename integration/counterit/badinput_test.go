@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/counter"
@@ -28,13 +29,13 @@ func TestBadInputLeavesNothing(t *testing.T) {
 	ctx := itest.Ctx(t, 30*time.Second)
 
 	_, err := counter.New(nil, "/counter")
-	require.ErrorIs(t, err, counter.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	for _, p := range []string{"", "counter", "/counter/", "/a//b", "/zookeeper/c", "/a/../b", "/a\x00b"} {
 		_, err := counter.New(c, p)
 		var pe *client.PathError
 		require.ErrorAs(t, err, &pe, "path %q", p)
 		_, err = counter.New(c, "/counter", counter.WithPromotedLock(counter.PromotedLock{Path: p}))
-		require.ErrorIs(t, err, counter.ErrInvalidPath, "lock path %q", p)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidPath, "lock path %q", p)
 	}
 	for what, opt := range map[string]counter.Option{
 		"nil option":         nil,
@@ -44,7 +45,7 @@ func TestBadInputLeavesNothing(t *testing.T) {
 	} {
 		_, err := counter.New(c, "/counter", opt)
 		require.Error(t, err, what)
-		require.True(t, errors.Is(err, counter.ErrInvalidArgument) || errors.Is(err, counter.ErrInvalidPath), "%s: %v", what, err)
+		require.True(t, errors.Is(err, zkrecipes.ErrInvalidArgument) || errors.Is(err, zkrecipes.ErrInvalidPath), "%s: %v", what, err)
 	}
 
 	dal := newCounter(t, c, "/deep/counter")
@@ -77,7 +78,7 @@ func TestBadInputLeavesNothing(t *testing.T) {
 		"ForceSet":      late.ForceSet(ctx, 1),
 		"Initialize":    second(late.Initialize(ctx, 1)),
 	} {
-		require.ErrorIs(t, err, counter.ErrClosed, what)
+		require.ErrorIs(t, err, zkrecipes.ErrClosed, what)
 		require.NotErrorIs(t, err, counter.ErrMaybeApplied, what)
 	}
 

@@ -15,12 +15,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/counter"
 	"github.com/go-zkrecipes/zkrecipes/retry"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // faultWorkers is the fault test's number of goroutines, each with a
@@ -70,7 +71,7 @@ func (ty *tally) note(r counter.Result, err error) (done bool) {
 			kind = "contention"
 		case errors.Is(err, context.DeadlineExceeded):
 			kind = "deadline"
-		case errors.Is(err, client.ErrSessionLost), retry.IsSessionExpired(err):
+		case errors.Is(err, zkrecipes.ErrSessionLost), retry.IsSessionExpired(err):
 			kind = "session"
 		case retry.IsRetryable(err):
 			kind = "connection"
@@ -133,7 +134,7 @@ func TestIncrementsUnderFaults(t *testing.T) {
 	itest.NoLeaks(t)
 	per := faultIncrements(t)
 	total := faultWorkers * per
-	cl := zkharness.ForTest(t, zkharness.WithServers(3))
+	cl := zktest.ForTest(t, zktest.WithServers(3))
 	ns := itest.Namespace(t)
 	ctx := itest.Ctx(t, 10*time.Minute)
 	policy, err := retry.ExponentialBackoff(5*time.Millisecond, 5, 200*time.Millisecond)
@@ -226,7 +227,7 @@ type faultRun struct {
 // at times) or has the reply to its next setData dropped; when progress
 // passes 1/4 and 2/3, the server some worker is connected to is killed,
 // and started again 1 to 2 s later.
-func injectFaults(t *testing.T, ctx context.Context, cl *zkharness.Cluster, links []*faultlink.Link, progress func() float64) *faultRun {
+func injectFaults(t *testing.T, ctx context.Context, cl *zktest.Cluster, links []*faultlink.Link, progress func() float64) *faultRun {
 	f := &faultRun{quit: make(chan struct{}), done: make(chan struct{}), counts: map[string]int{}, links: links}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 18))
 	wait := func(d time.Duration) bool {
@@ -279,7 +280,7 @@ func injectFaults(t *testing.T, ctx context.Context, cl *zkharness.Cluster, link
 
 // kill kills the server a random worker is connected to and starts it
 // again 1 to 2 s later.
-func (f *faultRun) kill(t *testing.T, ctx context.Context, cl *zkharness.Cluster, links []*faultlink.Link, rng *rand.Rand, wait func(time.Duration) bool) {
+func (f *faultRun) kill(t *testing.T, ctx context.Context, cl *zktest.Cluster, links []*faultlink.Link, rng *rand.Rand, wait func(time.Duration) bool) {
 	i := rng.IntN(cl.Size())
 	remote := links[rng.IntN(len(links))].Remote()
 	for j := range cl.Size() {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/discovery"
 )
@@ -59,7 +59,7 @@ func TestUseAfterClose(t *testing.T) {
 	p, err := d.NewProvider("test")
 	require.NoError(t, err)
 	_, err = p.GetInstance()
-	requireSays(t, err, discovery.ErrNotStarted, "zkrecipes: service provider is not started")
+	requireSays(t, err, zkrecipes.ErrNotStarted, "zkrecipes: service provider is not started")
 	require.NoError(t, p.Start(ctx))
 	ch, err := d.NewCache("test")
 	require.NoError(t, err) // never started
@@ -73,28 +73,30 @@ func TestUseAfterClose(t *testing.T) {
 		pClosed = "zkrecipes: service provider is closed"
 		cClosed = "zkrecipes: service cache is closed"
 	)
-	requireSays(t, d.Register(ctx, inst), discovery.ErrClosed, dClosed)
-	requireSays(t, d.Update(ctx, inst), discovery.ErrClosed, dClosed)
-	requireSays(t, d.Unregister(ctx, inst), discovery.ErrClosed, dClosed)
+	requireSays(t, d.Register(ctx, inst), zkrecipes.ErrClosed, dClosed)
+	requireSays(t, d.Update(ctx, inst), zkrecipes.ErrClosed, dClosed)
+	requireSays(t, d.Unregister(ctx, inst), zkrecipes.ErrClosed, dClosed)
 	_, err = d.QueryForNames(ctx)
-	requireSays(t, err, discovery.ErrClosed, dClosed)
+	requireSays(t, err, zkrecipes.ErrClosed, dClosed)
 	_, err = d.QueryForInstances(ctx, "test")
-	requireSays(t, err, discovery.ErrClosed, dClosed)
+	requireSays(t, err, zkrecipes.ErrClosed, dClosed)
 	_, err = d.QueryForInstance(ctx, "test", "i1")
-	requireSays(t, err, discovery.ErrClosed, dClosed)
+	requireSays(t, err, zkrecipes.ErrClosed, dClosed)
 	_, err = d.NewCache("test")
-	requireSays(t, err, discovery.ErrClosed, dClosed)
+	requireSays(t, err, zkrecipes.ErrClosed, dClosed)
 	_, err = d.NewProvider("test")
-	requireSays(t, err, discovery.ErrClosed, dClosed)
+	requireSays(t, err, zkrecipes.ErrClosed, dClosed)
 	_, err = p.GetInstance()
-	requireSays(t, err, discovery.ErrClosed, pClosed)
+	requireSays(t, err, zkrecipes.ErrClosed, pClosed)
 	_, err = p.GetAllInstances()
-	requireSays(t, err, discovery.ErrClosed, pClosed)
-	requireSays(t, p.Start(ctx), discovery.ErrClosed, pClosed)
-	requireSays(t, ch.Start(ctx), discovery.ErrClosed, cClosed)
-	_, err = ch.Listen(func(discovery.Event) {})
-	requireSays(t, err, discovery.ErrClosed, cClosed)
-	_, ok := <-events
+	requireSays(t, err, zkrecipes.ErrClosed, pClosed)
+	requireSays(t, p.Start(ctx), zkrecipes.ErrClosed, pClosed)
+	requireSays(t, ch.Start(ctx), zkrecipes.ErrClosed, cClosed)
+	later, stop := ch.Events()
+	_, ok := <-later
+	require.False(t, ok, "Events of a closed cache")
+	stop()
+	_, ok = <-events
 	require.False(t, ok, "a closed cache's subscription is closed")
 	require.Empty(t, d.Registered())
 
@@ -106,13 +108,13 @@ func TestUseAfterClose(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p2.Start(ctx))
 	require.NoError(t, c2.Close())
-	requireSays(t, d2.Register(ctx, instance("test", "i2", 1, "")), client.ErrClosed, "zkrecipes: client is closed")
+	requireSays(t, d2.Register(ctx, instance("test", "i2", 1, "")), zkrecipes.ErrClosed, "zkrecipes: client is closed")
 	itest.Eventually(t, 10*time.Second, "the provider ends with the client", func() bool {
 		_, err := p2.GetAllInstances()
-		return errors.Is(err, discovery.ErrClosed)
+		return errors.Is(err, zkrecipes.ErrClosed)
 	})
 	_, err = p2.GetAllInstances()
-	requireSays(t, err, discovery.ErrClosed, "zkrecipes: client is closed")
+	requireSays(t, err, zkrecipes.ErrClosed, "zkrecipes: client is closed")
 	require.Empty(t, itest.Children(t, c, base+"/test"), "the closed session's instance is gone")
 }
 

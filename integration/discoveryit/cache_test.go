@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/discovery"
 )
@@ -38,8 +39,8 @@ func TestServiceCacheInitialLoad(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ch2.Start(ctx))
 	requireSame(t, want, ch2.Instances())
-	require.NoError(t, ch2.Close())
-	require.NoError(t, ch.Close())
+	require.NoError(t, ch2.Close(ctx))
+	require.NoError(t, ch.Close(ctx))
 }
 
 // TestServiceCacheViaProvider ports testViaProvider: a provider finds a
@@ -66,7 +67,7 @@ func TestServiceCacheViaProvider(t *testing.T) {
 	require.NoError(t, d.Register(ctx, inst2))
 	all := waitIDs(t, "provider", func() []discovery.Instance { return must(p.GetAllInstances()) }, "i1", "i2")
 	requireSame(t, []discovery.Instance{inst, inst2}, all)
-	require.NoError(t, p.Close())
+	require.NoError(t, p.Close(ctx))
 }
 
 // TestServiceCacheUpdate ports testUpdate: an updated payload reaches the
@@ -100,10 +101,8 @@ func TestServiceCacheCache(t *testing.T) {
 	ch, err := d.NewCache("test")
 	require.NoError(t, err)
 	require.NoError(t, ch.Start(ctx))
-	changed := make(chan discovery.Event, 16)
-	remove, err := ch.Listen(func(ev discovery.Event) { changed <- ev })
-	require.NoError(t, err)
-	defer remove()
+	changed, stop := ch.Events() // from now on: after the load
+	defer stop()
 
 	i1, i2 := instance("test", "i1", 10064, "thing"), instance("test", "i2", 10065, "thing")
 	require.NoError(t, d.Register(ctx, i1))
@@ -126,7 +125,7 @@ func TestServiceCacheCache(t *testing.T) {
 // back to garbage, it leaves.
 func TestServiceCacheBadData(t *testing.T) {
 	c, ctx, d := onShared(t)
-	_, err := c.CreateWithParents(ctx, base+"/test/junk", []byte("not json"), 0)
+	_, err := c.Create(ctx, base+"/test/junk", []byte("not json"), 0, client.WithParents())
 	require.NoError(t, err)
 	ch, err := d.NewCache("test")
 	require.NoError(t, err)

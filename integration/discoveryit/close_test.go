@@ -2,19 +2,19 @@ package discoveryit
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/discovery"
 )
 
 // closeWithin is how long a call that must not wait for the server (a
-// Close without a connection, a Close from a listener) may take.
+// Close without a connection, a Close from a subscriber) may take.
 const closeWithin = 3 * time.Second
 
 // closeInBackground calls d.Close(context.Background()) on a goroutine of
@@ -77,7 +77,7 @@ func TestServiceDiscoveryCloseSuspended(t *testing.T) {
 
 	link.Cut()
 	itest.WaitState(t, states, client.StateSuspended, sess.ID(), 10*time.Second)
-	require.ErrorIs(t, closeInBackground(t, d), client.ErrDeletePending, "the session lives: the delete is pending")
+	require.ErrorIs(t, closeInBackground(t, d), zkrecipes.ErrDeletePending, "the session lives: the delete is pending")
 	require.Equal(t, []string{"i1"}, itest.Children(t, watcher, base+"/api"), "the node went while cut")
 	link.Restore()
 	itest.WaitState(t, states, client.StateReconnected, sess.ID(), 20*time.Second)
@@ -94,7 +94,7 @@ func TestServiceDiscoveryCloseSuspended(t *testing.T) {
 // cache hook holds it back meanwhile). Start's documented outcome is one:
 // the client closed before Start returned, so Start returns ErrClosed (the
 // client's), every time; and the cache says so from then on (Instances is
-// empty, Listen returns ErrClosed).
+// empty, Events gives a closed channel).
 func TestServiceCacheStartClientClosedAfterLoad(t *testing.T) {
 	itest.NoLeaks(t)
 	ns := itest.Namespace(t)
@@ -126,21 +126,24 @@ func TestServiceCacheStartClientClosedAfterLoad(t *testing.T) {
 		require.NoError(t, c.Close())
 		close(release)
 		err = itest.Await(t, res, 10*time.Second, "Start")
-		require.ErrorIs(t, err, discovery.ErrClosed, "iteration %d: the client closed before Start returned", i)
+		require.ErrorIs(t, err, zkrecipes.ErrClosed, "iteration %d: the client closed before Start returned", i)
 		require.ErrorContains(t, err, "client is closed", "iteration %d: the client's error, not the cache's", i)
 		require.Empty(t, ch.Instances(), "iteration %d: a cache whose client closed shows nothing", i)
-		_, err = ch.Listen(func(discovery.Event) {})
-		require.ErrorIs(t, err, discovery.ErrClosed, "iteration %d: Listen once the client closed", i)
-		require.NoError(t, ch.Close())
+		events, stop := ch.Events()
+		_, ok := <-events
+		require.False(t, ok, "iteration %d: Events once the client closed", i)
+		stop()
+		require.NoError(t, ch.Close(ctx))
 		require.NoError(t, d.Close(ctx))
 	}
 }
 
-// TestServiceCacheCloseInListener: a listener may close the cache (or the
-// Discovery) from its callback: Close returns without waiting for that
-// call, waits for the call of another listener that is running, and leaves
-// no goroutine behind once the callback returns.
-func TestServiceCacheCloseInListener(t *testing.T) {
+// TestServiceCacheCloseFromSubscriber: a subscriber may close the cache (or
+// the Discovery) from the goroutine that reads its events: Close returns
+// without waiting for any subscriber to read (another one reads nothing
+// meanwhile), closes every subscription's channel, and leaves no goroutine
+// behind.
+func TestServiceCacheCloseFromSubscriber(t *testing.T) {
 	for _, closeDiscovery := range []bool{false, true} {
 		name := "Cache.Close"
 		if closeDiscovery {
@@ -152,48 +155,38 @@ func TestServiceCacheCloseInListener(t *testing.T) {
 			ch, err := d.NewCache("svc")
 			require.NoError(t, err)
 
-			// The other listener: its call is running when Close is called,
-			// and ends a little later.
-			otherIn := make(chan struct{})
-			var otherDone atomic.Bool
-			var once atomic.Bool
-			_, err = ch.Listen(func(ev discovery.Event) {
-				if ev.Type != discovery.Initialized || !once.CompareAndSwap(false, true) {
-					return
-				}
-				close(otherIn)
-				time.Sleep(300 * time.Millisecond)
-				otherDone.Store(true)
-			})
-			require.NoError(t, err)
+			// The other subscriber reads nothing until Close has returned.
+			idle, stopIdle := ch.Events()
+			defer stopIdle()
 
-			// The closing listener: once the other's call runs, and Start
-			// has returned (a Close before would make Start fail, rightly).
+			// The closing subscriber: on Initialized, once Start has
+			// returned (a Close before would make Start fail, rightly).
 			started := make(chan struct{})
 			closed := make(chan error, 1)
-			_, err = ch.Listen(func(ev discovery.Event) {
-				if ev.Type != discovery.Initialized {
-					return
-				}
-				for _, wait := range []chan struct{}{otherIn, started} {
+			events, stop := ch.Events()
+			defer stop()
+			go func() {
+				for ev := range events {
+					if ev.Type != discovery.Initialized {
+						continue
+					}
 					select {
-					case <-wait:
+					case <-started:
 					case <-time.After(10 * time.Second):
 					}
+					if closeDiscovery {
+						closed <- d.Close(context.Background())
+					} else {
+						closed <- ch.Close(context.Background())
+					}
 				}
-				if closeDiscovery {
-					closed <- d.Close(context.Background())
-				} else {
-					closed <- ch.Close()
-				}
-			})
-			require.NoError(t, err)
+			}()
 			require.NoError(t, ch.Start(ctx))
 			close(started)
-			require.NoError(t, itest.Await(t, closed, closeWithin, "Close called from a listener"))
-			require.True(t, otherDone.Load(), "Close returned while another listener's call was running")
-			_, err = ch.Listen(func(discovery.Event) {})
-			require.ErrorIs(t, err, discovery.ErrClosed)
+			require.NoError(t, itest.Await(t, closed, closeWithin, "Close called from a subscriber"))
+			for range idle { // closed by Close (what was queued may be dropped)
+			}
+			requireSays(t, ch.Start(ctx), zkrecipes.ErrClosed, "zkrecipes: service cache is closed")
 			if closeDiscovery {
 				itest.Eventually(t, 10*time.Second, "the instance unregistered", func() bool {
 					kids, err := itest.TryChildren(c, base+"/svc")

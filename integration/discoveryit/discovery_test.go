@@ -10,9 +10,9 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/discovery"
 	"github.com/go-zkrecipes/zkrecipes/retry"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // Ports of curator-x-discovery's TestServiceDiscovery.
@@ -150,7 +150,7 @@ func TestServiceDiscoveryServiceTypes(t *testing.T) {
 // down; once it is back the instances are registered again.
 func TestServiceDiscoveryCrashedServer(t *testing.T) {
 	itest.NoLeaks(t)
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	ns := itest.Namespace(t)
 	c := itest.Connect(t, cl, itest.Opts{NS: ns, Timeout: time.Second})
 	watcher := itest.Connect(t, cl, itest.Opts{NS: ns, Timeout: 10 * time.Second})
@@ -185,7 +185,7 @@ func TestServiceDiscoveryCrashedServer(t *testing.T) {
 // while the server is down waits, and succeeds once it is back.
 func TestServiceDiscoveryNoServerOnStart(t *testing.T) {
 	itest.NoLeaks(t)
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	pol, err := retry.UntilElapsed(60*time.Second, 100*time.Millisecond)
 	require.NoError(t, err)
 	c := itest.Connect(t, cl, itest.Opts{NS: itest.Namespace(t), Timeout: 10 * time.Second,
@@ -210,7 +210,7 @@ func TestServiceDiscoveryNoServerOnStart(t *testing.T) {
 // renewed after a server restart stays unregistered.
 func TestServiceDiscoveryUnregisterService(t *testing.T) {
 	itest.NoLeaks(t)
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	ns := itest.Namespace(t)
 	c := itest.Connect(t, cl, itest.Opts{NS: ns, Timeout: time.Second})
 	watcher := itest.Connect(t, cl, itest.Opts{NS: ns, Timeout: 10 * time.Second})
@@ -265,7 +265,7 @@ func TestServiceDiscoveryTakeOver(t *testing.T) {
 	ctx := itest.Ctx(t, 30*time.Second)
 	old := itest.Connect(t, shared, itest.Opts{NS: ns})
 	c := itest.Connect(t, shared, itest.Opts{NS: ns})
-	_, err := old.CreateWithParents(ctx, base+"/test/i1", []byte(`{"name":"test","id":"i1"}`), zk.FlagEphemeral)
+	_, err := old.Create(ctx, base+"/test/i1", []byte(`{"name":"test","id":"i1"}`), zk.FlagEphemeral, client.WithParents())
 	require.NoError(t, err)
 	oldOwner := ownerOf(t, c, base+"/test/i1")
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/discovery"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestServiceDiscoveryCrashedInstance ports testCrashedInstance: the
@@ -84,7 +84,7 @@ func TestServiceDiscoveryCrashedInstance(t *testing.T) {
 // provider on another client keeps seeing it, and updates go on.
 func TestServiceDiscoveryEnsemble(t *testing.T) {
 	itest.NoLeaks(t)
-	cl := zkharness.ForTest(t, zkharness.WithServers(3))
+	cl := zktest.ForTest(t, zktest.WithServers(3))
 	ns := itest.Namespace(t)
 	ctx := itest.Ctx(t, 2*time.Minute)
 	c := itest.Connect(t, cl, itest.Opts{NS: ns, Timeout: 4 * time.Second})

@@ -55,7 +55,7 @@ func (j *javaService) stop(t *testing.T, how string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := j.root.CreateWithParents(ctx, j.ctl, []byte(how), 0)
+	_, err := j.root.Create(ctx, j.ctl, []byte(how), 0, client.WithParents())
 	require.NoError(t, err)
 	out := j.p.Output(t)
 	if how == "close" {

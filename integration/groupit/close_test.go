@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/group"
@@ -71,7 +72,7 @@ func TestGroupMemberCloseSuspended(t *testing.T) {
 
 	link.Cut()
 	itest.WaitState(t, states, client.StateSuspended, sess.ID(), 10*time.Second)
-	require.ErrorIs(t, closeInBackground(t, m), group.ErrDeletePending, "the session lives: the delete is pending")
+	require.ErrorIs(t, closeInBackground(t, m), zkrecipes.ErrDeletePending, "the session lives: the delete is pending")
 	require.Equal(t, "a=a0", onServer(t, watcher, "/g"), "the node went while cut")
 	link.Restore()
 	itest.WaitState(t, states, client.StateReconnected, sess.ID(), 20*time.Second)
@@ -105,7 +106,7 @@ func TestGroupMemberJoinedBeforeLoaded(t *testing.T) {
 		m, err := group.New(c, path, id, []byte(id))
 		require.NoError(t, err)
 		events, stop := m.Events()
-		require.NoError(t, m.Start())
+		require.NoError(t, m.Start(ctx))
 		var got []string
 		for {
 			ev := itest.Await(t, events, 20*time.Second, "group event")
@@ -115,7 +116,6 @@ func TestGroupMemberJoinedBeforeLoaded(t *testing.T) {
 			}
 		}
 		require.Contains(t, got, "JOINED "+id, "start %d: the first load has no Joined of the member itself: %v", i, got)
-		require.NoError(t, m.WaitJoined(ctx))
 		require.Equal(t, want, render(m.Members()), "start %d", i)
 
 		require.NoError(t, m.Close(ctx))

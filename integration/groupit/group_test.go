@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/group"
 )
@@ -35,9 +36,8 @@ func TestGroupMemberBasic(t *testing.T) {
 			require.Equal(t, "1=one", render(m1.Members()), "a member is in its own map before it starts")
 			events, stop := m1.Events()
 			defer stop()
-			require.NoError(t, m1.Start())
+			require.NoError(t, m1.Start(ctx))
 			defer m1.Close(ctx)
-			require.NoError(t, m1.WaitJoined(ctx))
 			m2 := join(t, c2, "/member", "2", "two")
 
 			sees(t, m1, "1=one,2=two")
@@ -136,7 +136,7 @@ func TestGroupMemberSessionExpiry(t *testing.T) {
 // connected to loses nothing: both members end seeing both, one node each.
 func TestGroupMemberEnsemble(t *testing.T) {
 	itest.NoLeaks(t)
-	cl := zkharnessEnsemble(t)
+	cl := zktestEnsemble(t)
 	ns := itest.Namespace(t)
 	c1 := itest.Connect(t, cl, itest.Opts{NS: ns, Timeout: 6 * time.Second})
 	c2 := itest.Connect(t, cl, itest.Opts{NS: ns, Timeout: 6 * time.Second})
@@ -154,20 +154,20 @@ func TestGroupMemberEnsemble(t *testing.T) {
 	require.Equal(t, "m1=x2,m2=y", onServer(t, c2, "/g"))
 }
 
-// TestGroupMemberBadUse: a second Start, a wait before Start and use after
-// Close are refused with typed errors that say what the member is (not
-// what the client is), and leave nothing on the server.
+// TestGroupMemberBadUse: a second Start and use after Close (of a member
+// started, and of one never started) are refused with typed errors that
+// say what the member is (not what the client is), and leave nothing on
+// the server; a second Close returns the first one's result.
 func TestGroupMemberBadUse(t *testing.T) {
 	itest.NoLeaks(t)
 	c := itest.Connect(t, shared, itest.Opts{NS: itest.Namespace(t)})
 	ctx := itest.Ctx(t, 20*time.Second)
 	m := join(t, c, "/g", "a", "")
-	requireSays(t, m.Start(), group.ErrAlreadyStarted, "zkrecipes: group member is already started")
+	requireSays(t, m.Start(ctx), zkrecipes.ErrAlreadyStarted, "zkrecipes: group member is already started")
 	require.NoError(t, m.Close(ctx))
-	require.NoError(t, m.Close(ctx), "Close is idempotent")
-	requireSays(t, m.Start(), group.ErrClosed, "zkrecipes: group member is closed")
-	requireSays(t, m.WaitJoined(ctx), group.ErrClosed, "zkrecipes: group member is closed")
-	requireSays(t, m.SetData(ctx, []byte("x")), group.ErrClosed, "zkrecipes: group member is closed")
+	require.NoError(t, m.Close(ctx), "a second Close returns the first one's result")
+	requireSays(t, m.Start(ctx), zkrecipes.ErrClosed, "zkrecipes: group member is closed")
+	requireSays(t, m.SetData(ctx, []byte("x")), zkrecipes.ErrClosed, "zkrecipes: group member is closed")
 	ch, _ := m.Events()
 	_, open := <-ch
 	require.False(t, open, "Events after Close is closed")
@@ -175,9 +175,8 @@ func TestGroupMemberBadUse(t *testing.T) {
 
 	never, err := group.New(c, "/g", "b", nil)
 	require.NoError(t, err)
-	requireSays(t, never.WaitJoined(ctx), group.ErrNotStarted, "zkrecipes: group member is not started")
 	require.NoError(t, never.Close(ctx), "closing a member never started")
-	requireSays(t, never.Start(), group.ErrClosed, "zkrecipes: group member is closed")
+	requireSays(t, never.Start(ctx), zkrecipes.ErrClosed, "zkrecipes: group member is closed")
 	require.Empty(t, itest.Children(t, c, "/g"))
 }
 

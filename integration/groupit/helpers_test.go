@@ -12,19 +12,18 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/group"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
-// join makes a member of the group at path on c, starts it, waits until it
-// joined, and closes it at cleanup.
+// join makes a member of the group at path on c, starts it (Start returns
+// once it joined and sees the group), and closes it at cleanup.
 func join(t *testing.T, c *client.Client, path, id, data string) *group.Member {
 	t.Helper()
 	m, err := group.New(c, path, id, []byte(data))
 	require.NoError(t, err)
-	require.NoError(t, m.Start())
-	t.Cleanup(func() { _ = m.Close(itest.Ctx(t, 10*time.Second)) })
-	require.NoError(t, m.WaitJoined(itest.Ctx(t, 20*time.Second)))
+	t.Cleanup(func() { _ = m.Close(itest.Ctx(t, 10*time.Second)) }) // also when Start fails
+	require.NoError(t, m.Start(itest.Ctx(t, 20*time.Second)))
 	return m
 }
 
@@ -58,13 +57,13 @@ func onServer(t *testing.T, c *client.Client, path string) string {
 	return render(members)
 }
 
-// zkharnessEnsemble is a 3-server ensemble of the test's own.
-func zkharnessEnsemble(t *testing.T) *zkharness.Cluster {
-	return zkharness.ForTest(t, zkharness.WithServers(3))
+// zktestEnsemble is a 3-server ensemble of the test's own.
+func zktestEnsemble(t *testing.T) *zktest.Cluster {
+	return zktest.ForTest(t, zktest.WithServers(3))
 }
 
 // serverOf is the index in cl of the server c is connected to.
-func serverOf(t *testing.T, cl *zkharness.Cluster, c *client.Client) int {
+func serverOf(t *testing.T, cl *zktest.Cluster, c *client.Client) int {
 	t.Helper()
 	conn, err := c.Conn(itest.Ctx(t, 10*time.Second))
 	require.NoError(t, err)

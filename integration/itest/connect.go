@@ -12,8 +12,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 var nsCounter atomic.Int64
@@ -42,7 +42,7 @@ type Opts struct {
 // Connect starts a client on cl, waits up to 30 s until it can carry
 // requests (its session and its sentinel watch set), and closes it at
 // cleanup.
-func Connect(t testing.TB, cl *zkharness.Cluster, o Opts) *client.Client {
+func Connect(t testing.TB, cl *zktest.Cluster, o Opts) *client.Client {
 	t.Helper()
 	if o.Timeout == 0 {
 		o.Timeout = 4 * time.Second

@@ -2,6 +2,8 @@
 // a client on a real server in a namespace of the test's own, polling and
 // waiting helpers that fail the test with what they waited for, a goroutine
 // leak check, the runner of the Java programs that the Curator interop
-// tests start, and one wait of each outcome for the metrics adapters'
-// tests. It is imported by tests only.
+// tests start, one wait of each outcome for the metrics adapters' tests,
+// and what the repository's godoc examples and example programs share
+// (RunExamples, ConnectExample, CheckRejectsFlags). It is imported by tests
+// only; users of the library test with package zktest instead.
 package itest

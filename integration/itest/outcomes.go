@@ -6,10 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // AcquireEachOutcome makes, on c (whose hooks are hooks), one wait of each
@@ -20,7 +21,7 @@ import (
 // acquired and a TryAcquire that finds no lease free (busy, ErrNoLeases);
 // a semaphore mutex held and a TryLock of it (busy). It releases what it
 // took.
-func AcquireEachOutcome(t testing.TB, ctx context.Context, cluster *zkharness.Cluster, c *client.Client, hooks *client.Hooks) {
+func AcquireEachOutcome(t testing.TB, ctx context.Context, cluster *zktest.Cluster, c *client.Client, hooks *client.Hooks) {
 	t.Helper()
 	newMutex := func(c *client.Client) *mutex.Mutex {
 		m, err := mutex.New(c, "/outcomes/lock")
@@ -35,8 +36,8 @@ func AcquireEachOutcome(t testing.TB, ctx context.Context, cluster *zkharness.Cl
 	}
 	defer func() { _ = holder.Unlock(ctx) }()
 	err := other.TryLock(ctx)
-	if !errors.Is(err, mutex.ErrLocked) || !errors.Is(err, client.ErrBusy) {
-		t.Fatalf("TryLock of a held lock: %v, want ErrLocked and client.ErrBusy", err)
+	if !errors.Is(err, zkrecipes.ErrLocked) || !errors.Is(err, zkrecipes.ErrBusy) {
+		t.Fatalf("TryLock of a held lock: %v, want ErrLocked and zkrecipes.ErrBusy", err)
 	}
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
@@ -56,8 +57,8 @@ func AcquireEachOutcome(t testing.TB, ctx context.Context, cluster *zkharness.Cl
 		t.Fatal(err)
 	}
 	defer func() { _ = lease.Release(ctx) }()
-	if _, err := sem().TryAcquire(ctx); !errors.Is(err, semaphore.ErrNoLeases) || !errors.Is(err, client.ErrBusy) {
-		t.Fatalf("TryAcquire with no lease free: %v, want ErrNoLeases and client.ErrBusy", err)
+	if _, err := sem().TryAcquire(ctx); !errors.Is(err, semaphore.ErrNoLeases) || !errors.Is(err, zkrecipes.ErrBusy) {
+		t.Fatalf("TryAcquire with no lease free: %v, want ErrNoLeases and zkrecipes.ErrBusy", err)
 	}
 
 	semMutex := func() *semaphore.Mutex {
@@ -72,15 +73,15 @@ func AcquireEachOutcome(t testing.TB, ctx context.Context, cluster *zkharness.Cl
 		t.Fatal(err)
 	}
 	defer func() { _ = sm.Unlock(ctx) }()
-	if err := semMutex().TryLock(ctx); !errors.Is(err, semaphore.ErrLocked) || !errors.Is(err, client.ErrBusy) {
-		t.Fatalf("TryLock of a held semaphore mutex: %v, want ErrLocked and client.ErrBusy", err)
+	if err := semMutex().TryLock(ctx); !errors.Is(err, zkrecipes.ErrLocked) || !errors.Is(err, zkrecipes.ErrBusy) {
+		t.Fatalf("TryLock of a held semaphore mutex: %v, want ErrLocked and zkrecipes.ErrBusy", err)
 	}
 
 	closed := Connect(t, cluster, Opts{NS: Namespace(t), Extra: []client.Option{client.WithHooks(hooks)}})
 	if err := closed.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := newMutex(closed).Lock(ctx); !errors.Is(err, client.ErrClosed) {
+	if err := newMutex(closed).Lock(ctx); !errors.Is(err, zkrecipes.ErrClosed) {
 		t.Fatalf("Lock on a closed client: %v, want ErrClosed", err)
 	}
 }

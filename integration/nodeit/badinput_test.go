@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
@@ -39,14 +40,13 @@ func TestNodeBadInput(t *testing.T) {
 			"unprotected seq":   {node.WithMode(node.EphemeralSequential)},
 			"unknown mode":      {node.WithMode(node.Mode(42))},
 			"nil option":        {nil},
-			"nil logger":        {node.WithLogger(nil)},
 			"TTL over the max.": {node.WithTTL(client.MaxTTL + time.Second)},
 		} {
 			_, err := node.New(r.c, "/svc/n", []byte("x"), opts...)
-			assert.ErrorIs(t, err, node.ErrInvalidArgument, name)
+			assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, name)
 		}
 		_, err := node.New(nil, "/svc/n", nil)
-		assert.ErrorIs(t, err, node.ErrInvalidArgument)
+		assert.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 		assert.Equal(t, sent, creates(r.link), "a refused New sent a create")
 		assert.Empty(t, r.kids("/"), "a refused New left something")
 	})
@@ -54,12 +54,12 @@ func TestNodeBadInput(t *testing.T) {
 	t.Run("EphemeralParent", func(t *testing.T) {
 		t.Parallel()
 		r := newRig(t, nil, 4*time.Second)
-		_, err := r.obs.CreateWithParents(r.ctx(10*time.Second), "/eph", nil, zk.FlagEphemeral)
+		_, err := r.obs.Create(r.ctx(10*time.Second), "/eph", nil, zk.FlagEphemeral, client.WithParents())
 		require.NoError(t, err)
 		n := r.newNode("/eph/n", "x")
-		require.NoError(t, n.Start())
-		err = n.WaitForInitialCreate(r.ctx(30 * time.Second))
+		err = n.Start(r.ctx(30 * time.Second)) // the server's refusal: the handle keeps trying
 		require.ErrorIs(t, err, zk.ErrNoChildrenForEphemerals)
+		assertSays(t, n.Start(r.ctx(time.Second)), zkrecipes.ErrAlreadyStarted, "zkrecipes: node is already started")
 		assert.Empty(t, n.Path())
 		require.NoError(t, n.Close(r.ctx(10*time.Second)))
 		assert.Empty(t, r.kids("/eph"))
@@ -77,8 +77,7 @@ func TestNodeBadInput(t *testing.T) {
 		t.Cleanup(func() { _ = owner.DeleteIfExists(r.ctx(10*time.Second), "/locked") })
 
 		n := r.newNode("/locked/n", "x", node.WithProtection())
-		require.NoError(t, n.Start())
-		require.ErrorIs(t, n.WaitForInitialCreate(r.ctx(30*time.Second)), zk.ErrNoAuth)
+		require.ErrorIs(t, n.Start(r.ctx(30*time.Second)), zk.ErrNoAuth)
 		require.NoError(t, n.Close(r.ctx(10*time.Second)))
 		assert.Empty(t, r.kids("/locked"))
 	})
@@ -93,8 +92,7 @@ func TestNodeBadInput(t *testing.T) {
 			Extra: []client.Option{client.WithACL(zk.WorldACL(zk.PermRead | zk.PermCreate | zk.PermDelete)...)}})
 		n, err := node.New(c, "/svc/w1", []byte("first"))
 		require.NoError(t, err)
-		require.NoError(t, n.Start())
-		require.NoError(t, n.WaitForInitialCreate(r.ctx(30*time.Second)))
+		require.NoError(t, n.Start(r.ctx(30*time.Second)))
 		err = n.SetData(r.ctx(30*time.Second), []byte("NEW_DATA"))
 		require.ErrorIs(t, err, zk.ErrNoAuth)
 		data, _ := r.read("/svc/w1")

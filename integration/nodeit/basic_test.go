@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
@@ -30,11 +31,10 @@ func TestNodeBasics(t *testing.T) {
 		r := newRig(t, nil, 4*time.Second)
 		r.dir("/svc")
 		n := r.newNode("/svc/w1", "Hello World")
-		events, cancel := n.Subscribe()
+		events, cancel := n.Events()
 		defer cancel()
-		require.NoError(t, n.Start())
-		assertSays(t, n.Start(), node.ErrAlreadyStarted, "zkrecipes: node is already started")
-		require.NoError(t, n.WaitForInitialCreate(r.ctx(30*time.Second)))
+		require.NoError(t, n.Start(r.ctx(30*time.Second)))
+		assertSays(t, n.Start(r.ctx(30*time.Second)), zkrecipes.ErrAlreadyStarted, "zkrecipes: node is already started")
 		ev := expectEvent(t, events, node.Created, 10*time.Second)
 		assert.Equal(t, "/svc/w1", ev.Path)
 		assert.Equal(t, r.c.Session().ID(), ev.Session)
@@ -61,9 +61,8 @@ func TestNodeBasics(t *testing.T) {
 		_, ok := <-events
 		assert.False(t, ok, "the event channel is open after Close")
 		assert.Zero(t, r.c.PendingDeletes())
-		assertSays(t, n.SetData(r.ctx(time.Second), []byte("x")), node.ErrClosed, "zkrecipes: node is closed")
-		assertSays(t, n.WaitForInitialCreate(r.ctx(time.Second)), node.ErrClosed, "zkrecipes: node is closed")
-		assertSays(t, n.Start(), node.ErrClosed, "zkrecipes: node is closed")
+		assertSays(t, n.SetData(r.ctx(time.Second), []byte("x")), zkrecipes.ErrClosed, "zkrecipes: node is closed")
+		assertSays(t, n.Start(r.ctx(time.Second)), zkrecipes.ErrClosed, "zkrecipes: node is closed")
 		_, st = r.read("/svc/w1")
 		assert.Nil(t, st, "a call after Close made the node again")
 	})
@@ -94,9 +93,9 @@ func TestNodeBasics(t *testing.T) {
 				opts = append(opts, node.WithProtection())
 			}
 			n := r.newNode("/svc/w1", "v1", opts...)
-			events, cancel := n.Subscribe()
-			require.NoError(t, n.Start())
-			expectEvent(t, events, node.Created, 30*time.Second)
+			events, cancel := n.Events()
+			require.NoError(t, n.Start(r.ctx(30*time.Second)))
+			expectEvent(t, events, node.Created, 10*time.Second)
 			require.NoError(t, n.SetData(r.ctx(10*time.Second), []byte("v2")))
 			sess := r.c.Session().ID()
 			for i := 0; i < 3; i++ {
@@ -149,10 +148,9 @@ func TestNodeBasics(t *testing.T) {
 		require.NoError(t, err)
 
 		n := r.newNode("/svc/w1", "Hello World")
-		events, cancel := n.Subscribe()
+		events, cancel := n.Events()
 		defer cancel()
-		require.NoError(t, n.Start())
-		require.NoError(t, n.WaitForInitialCreate(r.ctx(30*time.Second)))
+		require.NoError(t, n.Start(r.ctx(30*time.Second)))
 		assert.Equal(t, node.Event{Type: node.Adopted, Path: "/svc/w1", Session: otherID}, nextEvent(t, events, 10*time.Second))
 		ev := itest.Await(t, watch, 10*time.Second, "the data change of the adopted node")
 		assert.Equal(t, zk.EventNodeDataChanged, ev.Type)
@@ -196,7 +194,7 @@ func TestNodeBasics(t *testing.T) {
 		data, _ := r.read("/svc/p")
 		assert.Equal(t, "hey", string(data))
 		err := n.Close(r.ctx(10 * time.Second))
-		assert.ErrorIs(t, err, node.ErrClosed, "Close after the client's must say the node stays")
+		assert.ErrorIs(t, err, zkrecipes.ErrClosed, "Close after the client's must say the node stays")
 		assert.ErrorContains(t, err, "zkrecipes: client is closed")
 		require.NoError(t, r.obs.Delete(r.ctx(10*time.Second), "/svc/p", -1))
 	})
@@ -211,7 +209,7 @@ func TestNodeBasics(t *testing.T) {
 			return len(r.kids("/svc")) == 0
 		})
 		assert.NoError(t, n.Close(r.ctx(10*time.Second)))
-		assertSays(t, n.WaitForInitialCreate(r.ctx(time.Second)), node.ErrClosed, "zkrecipes: node is closed")
+		assertSays(t, n.Start(r.ctx(time.Second)), zkrecipes.ErrClosed, "zkrecipes: node is closed")
 	})
 
 	t.Run("QuickClose", func(t *testing.T) {
@@ -219,7 +217,9 @@ func TestNodeBasics(t *testing.T) {
 		r := newRig(t, nil, 4*time.Second)
 		r.dir("/svc")
 		// testQuickClose: Start and Close at once leave nothing, whether
-		// or not the create had gone out.
+		// or not the create had gone out. Start is given a ctx that has
+		// ended: it returns at once (ctx's error, unless the node was made
+		// already) and the create goes on in the background.
 		modes := map[string][]node.Option{
 			"ephemeral":            nil,
 			"protected":            {node.WithProtection()},
@@ -227,11 +227,15 @@ func TestNodeBasics(t *testing.T) {
 			"protected sequential": {node.WithMode(node.PersistentSequential), node.WithProtection()},
 			"ttl":                  {node.WithTTL(time.Minute)},
 		}
+		ended, cancel := context.WithCancel(context.Background())
+		cancel()
 		for name, opts := range modes {
 			for i := 0; i < 5; i++ {
 				n, err := node.New(r.c, "/svc/q", []byte(name), opts...)
 				require.NoError(t, err)
-				require.NoError(t, n.Start())
+				if err := n.Start(ended); err != nil {
+					require.ErrorIs(t, err, context.Canceled, name)
+				}
 				if i%2 == 1 {
 					time.Sleep(time.Duration(i) * time.Millisecond)
 				}
@@ -245,7 +249,8 @@ func TestNodeBasics(t *testing.T) {
 	t.Run("ClientStartedLater", func(t *testing.T) {
 		t.Parallel()
 		// testNoServerAtStart: the handle starts before its client has a
-		// session, and makes the node once it has one.
+		// session (Start's ctx ends first: ctx's error), and makes the node
+		// once it has one.
 		r := newRig(t, nil, 4*time.Second)
 		r.dir("/svc")
 		c, err := client.New(client.WithServers(r.cl.Addrs()...), client.WithNamespace(r.c.Namespace()))
@@ -253,12 +258,16 @@ func TestNodeBasics(t *testing.T) {
 		t.Cleanup(func() { _ = c.Close() })
 		n, err := node.New(c, "/svc/w1", []byte("hello"))
 		require.NoError(t, err)
-		require.NoError(t, n.Start())
-		waited := make(chan error, 1)
-		go func() { waited <- n.WaitForInitialCreate(r.ctx(30 * time.Second)) }()
-		itest.Pending(t, waited, 300*time.Millisecond, "WaitForInitialCreate before the client started")
+		events, cancel := n.Events()
+		defer cancel()
+		short, stop := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer stop()
+		err = n.Start(short)
+		assertSays(t, err, context.DeadlineExceeded, "zkrecipes: start node /svc/w1")
+		assert.Empty(t, r.kids("/svc"), "a node before the client started")
 		require.NoError(t, c.Start(r.ctx(30*time.Second)))
-		require.NoError(t, itest.Await(t, waited, 30*time.Second, "WaitForInitialCreate"))
+		ev := expectEvent(t, events, node.Created, 30*time.Second)
+		assert.Equal(t, "/svc/w1", ev.Path)
 		data, st := r.read("/svc/w1")
 		require.NotNil(t, st)
 		assert.Equal(t, "hello", string(data))
@@ -271,7 +280,7 @@ func TestNodeBasics(t *testing.T) {
 		r := newRig(t, nil, 4*time.Second)
 		r.dir("/svc")
 		n := r.start("/svc/w1", "x", node.WithProtection())
-		events, cancel := n.Subscribe()
+		events, cancel := n.Events()
 		ev := expectEvent(t, events, node.Created, 5*time.Second)
 		assert.Equal(t, n.Path(), ev.Path, "a late subscriber gets the current node first")
 		cancel()

@@ -8,10 +8,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // closeWithin is how long a Close(context.Background()) may take without a
@@ -39,7 +40,7 @@ func closeInBackground(t *testing.T, n *node.Node) error {
 // is back. Nothing is left in the end.
 func TestNodeCloseSessionLost(t *testing.T) {
 	itest.NoLeaks(t)
-	cl := zkharness.ForTest(t)
+	cl := zktest.ForTest(t)
 	r := newRig(t, cl, 2*time.Second)
 	r.dir("/svc")
 	eph := r.start("/svc/eph", "e")
@@ -55,7 +56,7 @@ func TestNodeCloseSessionLost(t *testing.T) {
 	start := time.Now()
 	require.NoError(t, closeInBackground(t, eph), "the ephemeral node went with its session")
 	err := closeInBackground(t, per)
-	require.ErrorIs(t, err, node.ErrDeletePending, "the persistent node stays until the server is back")
+	require.ErrorIs(t, err, zkrecipes.ErrDeletePending, "the persistent node stays until the server is back")
 	t.Logf("both Close calls returned in %v", time.Since(start))
 	assert.Equal(t, 2, r.c.PendingDeletes(), "the persistent node's delete, the ephemeral one's last try")
 
@@ -83,7 +84,7 @@ func TestNodeCloseSuspended(t *testing.T) {
 	r.link.Cut()
 	itest.WaitState(t, states, client.StateSuspended, sess.ID(), 10*time.Second)
 	err := closeInBackground(t, n)
-	require.ErrorIs(t, err, node.ErrDeletePending, "the session lives: the delete is pending")
+	require.ErrorIs(t, err, zkrecipes.ErrDeletePending, "the session lives: the delete is pending")
 	assert.Len(t, r.kids("/svc"), 1, "the node went while cut")
 
 	r.link.Restore()

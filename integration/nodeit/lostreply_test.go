@@ -9,8 +9,8 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // createOps are the opcodes of every create a node can send.
@@ -46,13 +46,12 @@ func TestNodeDroppedCreateReply(t *testing.T) {
 			r.dir("/svc")
 			protected := m.name != "Ephemeral" && m.name != "Persistent"
 			n := r.newNode(m.path, "payload", m.opts...)
-			events, cancel := n.Subscribe()
+			events, cancel := n.Events()
 			defer cancel()
 			dials := r.link.Dials()
 			before := creates(r.link)
 			fired := r.link.DropReplyTo(createOps...)
-			require.NoError(t, n.Start())
-			require.NoError(t, n.WaitForInitialCreate(r.ctx(30*time.Second)))
+			require.NoError(t, n.Start(r.ctx(30*time.Second)))
 			require.True(t, itest.Closed(fired), "the fault never fired: the create's reply was not dropped")
 			assert.Greater(t, r.link.Dials(), dials, "the connection was not replaced")
 			if protected {
@@ -85,12 +84,16 @@ func TestNodeDroppedCreateReply(t *testing.T) {
 		defer unsub()
 		old := r.c.Session()
 		fired := r.link.DropReplyTo(createOps...)
-		require.NoError(t, n.Start())
+		// Start returns once the node is made: on a goroutine, so that the
+		// session is lost while the create's outcome is unknown.
+		started := make(chan error, 1)
+		ctx := r.ctx(60 * time.Second)
+		go func() { started <- n.Start(ctx) }()
 		require.True(t, itest.WaitClosed(fired, 10*time.Second), "the create was never sent")
 		r.link.Cut()
 		itest.WaitState(t, states, client.StateLost, old.ID(), 20*time.Second)
 		r.link.Restore()
-		require.NoError(t, n.WaitForInitialCreate(r.ctx(30*time.Second)))
+		require.NoError(t, itest.Await(t, started, 30*time.Second, "Start"))
 		r.requireSettled("/svc", n, true)
 		assert.NotEqual(t, old.ID(), r.c.Session().ID())
 	})

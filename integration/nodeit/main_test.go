@@ -15,17 +15,17 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // shared is the single server most tests use, each under its own namespace.
 // Tests that stop or kill servers start their own.
-var shared *zkharness.Cluster
+var shared *zktest.Cluster
 
 func TestMain(m *testing.M) {
-	zkharness.RunMain(m, func(c *zkharness.Cluster) {
+	zktest.RunMain(m, func(c *zktest.Cluster) {
 		fmt.Fprintln(os.Stderr, "nodeit: shared cluster:", c)
 		shared = c
 	})
@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 // and an observer client in the same namespace that no fault touches.
 type rig struct {
 	t    *testing.T
-	cl   *zkharness.Cluster
+	cl   *zktest.Cluster
 	link *faultlink.Link
 	c    *client.Client
 	obs  *client.Client
@@ -43,7 +43,7 @@ type rig struct {
 
 // newRig connects the client under test (session timeout timeout) and the
 // observer to cl (the shared server when nil), in a namespace of the test's own.
-func newRig(t *testing.T, cl *zkharness.Cluster, timeout time.Duration) *rig {
+func newRig(t *testing.T, cl *zktest.Cluster, timeout time.Duration) *rig {
 	t.Helper()
 	if cl == nil {
 		cl = shared
@@ -67,7 +67,7 @@ func (r *rig) ctx(d time.Duration) context.Context { return itest.Ctx(r.t, d) }
 // be left in it.
 func (r *rig) dir(p string) {
 	r.t.Helper()
-	_, err := r.obs.CreateWithParents(r.ctx(10*time.Second), p, nil, zk.FlagPersistent)
+	_, err := r.obs.Create(r.ctx(10*time.Second), p, nil, zk.FlagPersistent, client.WithParents())
 	require.NoError(r.t, err)
 	r.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -81,13 +81,13 @@ func (r *rig) dir(p string) {
 	})
 }
 
-// start makes, starts and awaits the first create of a node on the client
-// under test; Close runs at cleanup (a second Close is harmless).
+// start makes and starts a node on the client under test (Start returns
+// once the node is first made); Close runs at cleanup (a second Close
+// returns the first one's result).
 func (r *rig) start(p string, data string, opts ...node.Option) *node.Node {
 	r.t.Helper()
 	n := r.newNode(p, data, opts...)
-	require.NoError(r.t, n.Start())
-	require.NoError(r.t, n.WaitForInitialCreate(r.ctx(30*time.Second)))
+	require.NoError(r.t, n.Start(r.ctx(30*time.Second)))
 	return n
 }
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // TestNodeServers ports Curator's server scenarios (testProtected,
@@ -32,7 +32,7 @@ func TestNodeServers(t *testing.T) {
 	itest.NoLeaks(t)
 	t.Run("SingleServer", func(t *testing.T) {
 		t.Parallel()
-		cl := zkharness.ForTest(t)
+		cl := zktest.ForTest(t)
 		// Long sessions, so that the first restart cannot outlast them.
 		r := newRig(t, cl, 20*time.Second)
 		r.dir("/svc")
@@ -94,7 +94,7 @@ func TestNodeServers(t *testing.T) {
 
 	t.Run("Ensemble", func(t *testing.T) {
 		t.Parallel()
-		cl := zkharness.ForTest(t, zkharness.WithServers(3))
+		cl := zktest.ForTest(t, zktest.WithServers(3))
 		r := newRig(t, cl, 4*time.Second)
 		r.dir("/svc")
 		r.dir("/pers")

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
@@ -40,10 +41,10 @@ func TestNodeSessions(t *testing.T) {
 			r := newRig(t, nil, 1500*time.Millisecond)
 			r.dir("/svc")
 			n := r.newNode(m.path, "v0", m.opts...)
-			events, cancel := n.Subscribe()
+			events, cancel := n.Events()
 			defer cancel()
-			require.NoError(t, n.Start())
-			expectEvent(t, events, node.Created, 30*time.Second)
+			require.NoError(t, n.Start(r.ctx(30*time.Second)))
+			expectEvent(t, events, node.Created, 10*time.Second)
 			for i := 1; i <= 3; i++ {
 				states, unsub := r.c.Subscribe()
 				old := r.c.Session()
@@ -102,10 +103,10 @@ func TestNodeSessions(t *testing.T) {
 		r := newRig(t, nil, 4*time.Second)
 		r.dir("/svc")
 		n := r.newNode("/svc/w1", "Hello World", node.WithProtection())
-		events, cancel := n.Subscribe()
+		events, cancel := n.Events()
 		defer cancel()
-		require.NoError(t, n.Start())
-		expectEvent(t, events, node.Created, 30*time.Second)
+		require.NoError(t, n.Start(r.ctx(30*time.Second)))
+		expectEvent(t, events, node.Created, 10*time.Second)
 		_, st0 := r.read(n.Path())
 		sess := r.c.Session()
 		states, unsub := r.c.Subscribe()
@@ -133,7 +134,7 @@ func TestNodeSessions(t *testing.T) {
 		n := r.start("/svc/w1", "x")
 		r.link.Cut()
 		err := n.Close(r.ctx(500 * time.Millisecond))
-		require.ErrorIs(t, err, node.ErrDeletePending)
+		require.ErrorIs(t, err, zkrecipes.ErrDeletePending)
 		assert.Len(t, r.kids("/svc"), 1, "the node went while cut")
 		r.link.Restore()
 		itest.Eventually(t, 10*time.Second, "the pending delete runs once the link is back", func() bool {

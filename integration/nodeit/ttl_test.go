@@ -63,10 +63,10 @@ func TestNodeTTL(t *testing.T) {
 		r := newRig(t, nil, 20*time.Second) // the session outlives the cut: only the TTL ends the node
 		r.dir("/leases")
 		n := r.newNode("/leases/job", "x", node.WithTTL(ttl))
-		events, cancel := n.Subscribe()
+		events, cancel := n.Events()
 		defer cancel()
-		require.NoError(t, n.Start())
-		expectEvent(t, events, node.Created, 30*time.Second)
+		require.NoError(t, n.Start(r.ctx(30*time.Second)))
+		expectEvent(t, events, node.Created, 10*time.Second)
 		sess := r.c.Session()
 		r.link.Cut()
 		itest.Eventually(t, 20*time.Second, "the cut-off handle's TTL node expires", func() bool {
@@ -96,19 +96,19 @@ func TestNodeTTL(t *testing.T) {
 		t.Parallel()
 		r := newRig(t, nil, 4*time.Second)
 		ctx := r.ctx(30 * time.Second)
-		_, err := r.c.CreateTTL(ctx, "/missing/n", nil, zk.FlagTTL, ttl)
-		require.ErrorIs(t, err, zk.ErrNoNode, "CreateTTL makes no parents")
-		p, err := r.c.CreateTTLWithParents(ctx, "/a/b/n-", []byte("d"), zk.FlagPersistentSequentialWithTTL, ttl)
+		_, err := r.c.Create(ctx, "/missing/n", nil, zk.FlagTTL, client.WithTTL(ttl))
+		require.ErrorIs(t, err, zk.ErrNoNode, "Create WithTTL makes no parents")
+		p, err := r.c.Create(ctx, "/a/b/n-", []byte("d"), zk.FlagPersistentSequentialWithTTL, client.WithTTL(ttl), client.WithParents())
 		require.NoError(t, err)
 		assert.True(t, strings.HasPrefix(p, "/a/b/n-"), p)
-		pn, err := r.c.CreateProtectedTTL(ctx, "/a/b/lease", []byte("d"), zk.FlagTTL, ttl)
+		pn, err := r.c.CreateProtected(ctx, "/a/b/lease", []byte("d"), zk.FlagTTL, client.WithTTL(ttl))
 		require.NoError(t, err)
 		assert.Contains(t, pn.Path, "/a/b/"+client.ProtectedPrefix)
-		top, err := r.c.CreateTTL(ctx, "/top", nil, zk.FlagTTL, ttl)
+		top, err := r.c.Create(ctx, "/top", nil, zk.FlagTTL, client.WithTTL(ttl))
 		require.NoError(t, err, "the namespace root is made on demand")
 		assert.Equal(t, "/top", top)
 		// No children, no writes: they expire, and their parents (the
-		// containers CreateTTLWithParents made) are reaped.
+		// containers Create WithTTL and WithParents made) are reaped.
 		itest.Eventually(t, 20*time.Second, "the TTL nodes expire", func() bool {
 			return len(r.kids("/")) == 0
 		})

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/queue"
@@ -43,7 +44,7 @@ func TestBadInput(t *testing.T) {
 	d := newDelayQueue(t, c, "/d")
 	invalid := func(what string, err error) {
 		t.Helper()
-		require.ErrorIs(t, err, client.ErrInvalidArgument, what)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, what)
 	}
 	invalid("Consume(nil)", q.Consume(ctx, nil))
 	invalid("IDQueue.Consume(nil)", id.Consume(ctx, nil))
@@ -58,7 +59,7 @@ func TestBadInput(t *testing.T) {
 	invalid("Remove(empty id)", err)
 	_, err = id.Contains(ctx, "")
 	invalid("Contains(empty id)", err)
-	require.ErrorIs(t, id.Put(ctx, "a\x00b", []byte("x")), client.ErrInvalidPath, "an id with NUL")
+	require.ErrorIs(t, id.Put(ctx, "a\x00b", []byte("x")), zkrecipes.ErrInvalidPath, "an id with NUL")
 	invalid("PutMulti()", q.PutMulti(ctx))
 	invalid("PriorityQueue.PutMulti()", p.PutMulti(ctx, 1))
 	invalid("DelayQueue.PutMulti()", d.PutMulti(ctx, 0))
@@ -166,15 +167,15 @@ func TestCommitWithMisuse(t *testing.T) {
 	require.NoError(t, plain.Put(ctx, []byte("a")))
 	require.ErrorIs(t, itest.Await(t, errs, 10*time.Second, "CommitWith without lock path"), queue.ErrNotLockSafe)
 	require.NoError(t, safe.Put(ctx, []byte("b")))
-	require.ErrorIs(t, itest.Await(t, errs, 10*time.Second, "CommitWith of a string"), client.ErrInvalidArgument)
-	require.ErrorIs(t, itest.Await(t, errs, 10*time.Second, "CommitWith of a relative path"), client.ErrInvalidPath)
+	require.ErrorIs(t, itest.Await(t, errs, 10*time.Second, "CommitWith of a string"), zkrecipes.ErrInvalidArgument)
+	require.ErrorIs(t, itest.Await(t, errs, 10*time.Second, "CommitWith of a relative path"), zkrecipes.ErrInvalidPath)
 	it := itest.Await(t, items, 10*time.Second, "the item")
 	requireEmpty(t, c, "/safe", "/locks")
-	require.ErrorIs(t, it.CommitWith(&zk.DeleteRequest{Path: "/x", Version: -1}), client.ErrInvalidArgument, "after the handler returned")
+	require.ErrorIs(t, it.CommitWith(&zk.DeleteRequest{Path: "/x", Version: -1}), zkrecipes.ErrInvalidArgument, "after the handler returned")
 }
 
 // TestUseAfterClose: every call after Close returns an error that names
-// the queue and wraps client.ErrClosed, a second Close returns the first
+// the queue and wraps zkrecipes.ErrClosed, a second Close returns the first
 // one's result, and a Consume running when Close came returns ErrClosed.
 func TestUseAfterClose(t *testing.T) {
 	itest.NoLeaks(t)
@@ -188,18 +189,18 @@ func TestUseAfterClose(t *testing.T) {
 		return len(itest.Children(t, c, "/q-consumers/members")) == 1
 	})
 	require.NoError(t, q.Close(ctx))
-	require.ErrorIs(t, itest.Await(t, running, 10*time.Second, "the running Consume"), client.ErrClosed)
+	require.ErrorIs(t, itest.Await(t, running, 10*time.Second, "the running Consume"), zkrecipes.ErrClosed)
 	require.NoError(t, q.Close(ctx), "a second Close returns the first one's result")
 	for what, err := range map[string]error{
 		"Put":      q.Put(ctx, []byte("x")),
 		"PutMulti": q.PutMulti(ctx, []byte("x")),
 		"Consume":  q.Consume(ctx, func(context.Context, *queue.Item) error { return nil }),
 	} {
-		require.ErrorIs(t, err, client.ErrClosed, what)
+		require.ErrorIs(t, err, zkrecipes.ErrClosed, what)
 		require.True(t, strings.Contains(err.Error(), "queue /q is closed"), "%s: %v", what, err)
 	}
 	_, err = q.Len(ctx)
-	require.ErrorIs(t, err, client.ErrClosed)
+	require.ErrorIs(t, err, zkrecipes.ErrClosed)
 	ch, _ := q.Events()
 	_, open := <-ch
 	require.False(t, open, "Events after Close")
@@ -209,8 +210,8 @@ func TestUseAfterClose(t *testing.T) {
 	go func() { _, err := s.Take(ctx); taking <- err }()
 	itest.Pending(t, taking, 300*time.Millisecond, "Take of an empty queue")
 	require.NoError(t, s.Close(ctx))
-	require.ErrorIs(t, itest.Await(t, taking, 10*time.Second, "the waiting Take"), client.ErrClosed)
+	require.ErrorIs(t, itest.Await(t, taking, 10*time.Second, "the waiting Take"), zkrecipes.ErrClosed)
 	_, err = s.Poll(ctx)
-	require.ErrorIs(t, err, client.ErrClosed)
+	require.ErrorIs(t, err, zkrecipes.ErrClosed)
 	nothingUnder(t, c)
 }

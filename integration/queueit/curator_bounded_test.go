@@ -9,9 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/queue"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // The ports of Curator's TestBoundedDistributedQueue (maxItems with
@@ -23,13 +24,13 @@ import (
 // sees more than 10 + 4 - 1 (Curator asserts at most 10 × 4), and every
 // item is consumed.
 func TestBoundedMulti(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		ns := itest.Namespace(t)
 		ctx := itest.Ctx(t, 2*time.Minute)
 		const clients, max, items = 4, 10, 100
 		watcher := connect(t, cl, ns)
-		_, err := watcher.CreateWithParents(ctx, "/queue", nil, 0)
+		_, err := watcher.Create(ctx, "/queue", nil, 0, client.WithParents())
 		require.NoError(t, err)
 		var mu sync.Mutex
 		var counts []int
@@ -86,7 +87,7 @@ func TestBoundedMulti(t *testing.T) {
 // once the consumer goes on, 3, 4 and 5 go in and all five come out in
 // order.
 func TestBoundedSimple(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/queue"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // The ports of Curator's TestDistributedDelayQueue, each on one server and
@@ -29,7 +29,7 @@ func newDelayQueue(t *testing.T, c clientT, path string, opts ...queue.Option) *
 // TestLateAddition: an item due in 24 days does not come out; one due now,
 // put after it, does, and nothing more.
 func TestLateAddition(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -48,7 +48,7 @@ func TestLateAddition(t *testing.T) {
 // TestDelayBasic: an item due in one second is not consumed after 100 ms,
 // and is once due, no earlier.
 func TestDelayBasic(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -73,7 +73,7 @@ func TestDelayBasic(t *testing.T) {
 // of their background puts; put in the foreground here, they are due from
 // half a second on, so that all are in before the first is due.)
 func TestDelaySimple(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -100,7 +100,7 @@ func TestDelaySimple(t *testing.T) {
 // consumer started after them gets them in due order, each within two
 // seconds of the last.
 func TestSorting(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, 2*time.Minute)

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/queue"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // The ports of Curator's TestDistributedIdQueue, each on one server and on
@@ -30,7 +30,7 @@ func newIDQueue(t *testing.T, c clientT, path string, opts ...queue.Option) *que
 // TestDeletingWithLock: while a lock-safe consumer holds an item, Remove of
 // its id removes nothing.
 func TestDeletingWithLock(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -57,7 +57,7 @@ func TestDeletingWithLock(t *testing.T) {
 // TestOrdering: 100 items with random ids come out in put order, each
 // with its id.
 func TestOrdering(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -83,7 +83,7 @@ func TestOrdering(t *testing.T) {
 // TestRequeuingWithLock: a handler that always fails leaves the item in
 // the queue, requeued under its id.
 func TestRequeuingWithLock(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)

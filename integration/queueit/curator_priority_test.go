@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/queue"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // The ports of Curator's TestDistributedPriorityQueue, each on one server
@@ -59,7 +59,7 @@ func (g *gated) handler(ctx context.Context, it *queue.Item) error {
 // busy with the first of ten items (priorities 10..19) takes at most 3
 // items of its listing before a priority-1 item put meanwhile.
 func TestMinItemsBeforeRefresh(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -90,7 +90,7 @@ func TestMinItemsBeforeRefresh(t *testing.T) {
 // priority 10; while the consumer is busy with item 0, an item of
 // priority 1 is put: it comes right after.
 func TestSortingWhileTaking(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -112,7 +112,7 @@ func TestSortingWhileTaking(t *testing.T) {
 // taken in priority order: the priority-1 item before the nine of
 // priority 10.
 func TestAdditions(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -135,7 +135,7 @@ func TestAdditions(t *testing.T) {
 // MinInt32, 100 items of random priorities are put; all 101 come out in
 // priority order.
 func TestPrioritySimple(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)

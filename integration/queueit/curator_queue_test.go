@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/queue"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // The ports of Curator's TestDistributedQueue, one Go test per Java test,
@@ -82,7 +82,7 @@ func requireEmpty(t *testing.T, c clientT, paths ...string) {
 // and the requeued node's name is as long as the first (the name does not
 // grow with each requeue).
 func TestRetryAfterFailure_Curator56(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -123,7 +123,7 @@ func TestRetryAfterFailure_Curator56(t *testing.T) {
 // Consume calls of one handle at once (Curator's cached thread pool
 // executor): every item is handed over exactly once.
 func TestCustomExecutor(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, 2*time.Minute)
@@ -160,7 +160,7 @@ func TestCustomExecutor(t *testing.T) {
 // here Put returns once its item is in the queue, so each returned Put
 // has made its node; a consumer then gets the ten in order.
 func TestPutListener(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -182,7 +182,7 @@ func TestPutListener(t *testing.T) {
 // (Requeue, the default: two calls); with WithErrorMode(Delete) a failure
 // removes the item: one call, and the queue is empty.
 func TestErrorMode(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -218,7 +218,7 @@ func TestErrorMode(t *testing.T) {
 // consumers, each with a session of its own, take them from a lock-safe
 // queue: none is handed over twice, and all are.
 func TestNoDuplicateProcessing(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		ns := itest.Namespace(t)
 		ctx := itest.Ctx(t, 2*time.Minute)
@@ -260,7 +260,7 @@ func TestNoDuplicateProcessing(t *testing.T) {
 // taken, the first consumer's failed item by the second, and no item was
 // taken by both.
 func TestSafetyWithCrash(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		ns := itest.Namespace(t)
 		ctx := itest.Ctx(t, 2*time.Minute)
@@ -312,7 +312,7 @@ func TestSafetyWithCrash(t *testing.T) {
 
 // TestSafetyBasic: ten items through a lock-safe queue come out in order.
 func TestSafetyBasic(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -328,7 +328,7 @@ func TestSafetyBasic(t *testing.T) {
 // TestPutMulti: 100 items in one node come out in order, each with its
 // index in the node.
 func TestPutMulti(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -361,7 +361,7 @@ func TestPutMulti(t *testing.T) {
 // TestMultiPutterSingleGetter: two producers put 50 items each at once;
 // the consumer gets 100, none twice.
 func TestMultiPutterSingleGetter(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)
@@ -383,7 +383,7 @@ func TestMultiPutterSingleGetter(t *testing.T) {
 // the link, Put waits (flush false), and returns with the item in the
 // queue once it goes through (flush true).
 func TestFlush(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		ns := itest.Namespace(t)
 		link := itest.NewLink(t)
@@ -406,7 +406,7 @@ func TestFlush(t *testing.T) {
 
 // TestSimple: ten items come out in order.
 func TestSimple(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		c := connect(t, cl, itest.Namespace(t))
 		ctx := itest.Ctx(t, time.Minute)

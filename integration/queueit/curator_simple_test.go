@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/queue"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // The ports of Curator's TestSimpleDistributedQueue, each on one server
@@ -33,7 +33,7 @@ func newSimple(t *testing.T, c clientT, path string) *queue.Simple {
 
 // simpleHandles are Simple handles on path, each on a client of its own,
 // and the first one's client.
-func simpleHandles(t *testing.T, cl *zkharness.Cluster, path string, n int) ([]*queue.Simple, clientT) {
+func simpleHandles(t *testing.T, cl *zktest.Cluster, path string, n int) ([]*queue.Simple, clientT) {
 	t.Helper()
 	ns := itest.Namespace(t)
 	var qs []*queue.Simple
@@ -72,7 +72,7 @@ func offerN(t *testing.T, ctx context.Context, c clientT, q *queue.Simple, n int
 // reaped by the server (every 500 ms here) whenever a taker empties it; a
 // taker waiting meanwhile still gets every item offered after.
 func TestHangFromContainerLoss(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		q := first(simpleHandles(t, cl, "/queue", 1))
 		ctx := itest.Ctx(t, time.Minute)
@@ -100,7 +100,7 @@ func TestHangFromContainerLoss(t *testing.T) {
 // TestPollWithTimeout: a Take on an empty queue with a deadline ends with
 // the deadline (Curator's poll(3 s) returns null; here 500 ms).
 func TestPollWithTimeout(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		q := first(simpleHandles(t, cl, "/testOffer1", 1))
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
@@ -113,7 +113,7 @@ func TestPollWithTimeout(t *testing.T) {
 
 // TestOffer1: offer then Poll on one handle.
 func TestOffer1(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		q := first(simpleHandles(t, cl, "/testOffer1", 1))
 		ctx := itest.Ctx(t, 30*time.Second)
@@ -126,7 +126,7 @@ func TestOffer1(t *testing.T) {
 
 // TestOffer2: offer on one client, Poll on another.
 func TestOffer2(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		qs, _ := simpleHandles(t, cl, "/testOffer2", 2)
 		ctx := itest.Ctx(t, 30*time.Second)
@@ -139,7 +139,7 @@ func TestOffer2(t *testing.T) {
 
 // TestTake1: offer then Take.
 func TestTake1(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		q := first(simpleHandles(t, cl, "/testTake1", 1))
 		ctx := itest.Ctx(t, 30*time.Second)
@@ -152,7 +152,7 @@ func TestTake1(t *testing.T) {
 
 // TestRemove1: Poll of an empty queue is ErrEmpty (NoSuchElementException).
 func TestRemove1(t *testing.T) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		q := first(simpleHandles(t, cl, "/testRemove1", 1))
 		ctx := itest.Ctx(t, 30*time.Second)
@@ -166,7 +166,7 @@ func TestRemove1(t *testing.T) {
 // createNremoveM offers n items on one client and polls m on another: the
 // m-th is the one offered m-th.
 func createNremoveM(t *testing.T, dir string, n, m int) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		qs, c := simpleHandles(t, cl, dir, 2)
 		ctx := itest.Ctx(t, 2*time.Minute)
@@ -187,7 +187,7 @@ func TestRemove3(t *testing.T) { createNremoveM(t, "/testRemove3", 1000, 1000) }
 
 // createNremoveMelement offers n, polls m, and Peek sees the next.
 func createNremoveMelement(t *testing.T, dir string, n, m int) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		qs, c := simpleHandles(t, cl, dir, 2)
 		ctx := itest.Ctx(t, 2*time.Minute)
@@ -216,7 +216,7 @@ func TestElement4(t *testing.T) { createNremoveMelement(t, "/testElement4", 1000
 // takeWait: a Take on an empty queue waits, and gets the item offered
 // meanwhile; attempts times in a row.
 func takeWait(t *testing.T, dir string, attempts int) {
-	onBoth(t, func(t *testing.T, cl *zkharness.Cluster) {
+	onBoth(t, func(t *testing.T, cl *zktest.Cluster) {
 		itest.NoLeaks(t)
 		q := first(simpleHandles(t, cl, dir, 1))
 		ctx := itest.Ctx(t, time.Minute)

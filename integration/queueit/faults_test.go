@@ -15,10 +15,11 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
 	"github.com/go-zkrecipes/zkrecipes/recipes/queue"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // shortSession is the session timeout of clients whose session a test
@@ -53,7 +54,7 @@ func records(t *testing.T, c clientT) map[string][]string {
 // mkdir makes p (and its parents).
 func mkdir(t *testing.T, c clientT, p string) {
 	t.Helper()
-	_, err := c.CreateWithParents(itest.Ctx(t, 10*time.Second), p, nil, 0)
+	_, err := c.Create(itest.Ctx(t, 10*time.Second), p, nil, 0, client.WithParents())
 	require.NoError(t, err)
 }
 
@@ -240,7 +241,7 @@ func TestRemoveReplyLost(t *testing.T) {
 // once.
 func TestServerKillEnsemble(t *testing.T) {
 	itest.NoLeaks(t)
-	ensemble := zkharness.ForTest(t, zkharness.WithServers(3)) // its own: one of its servers is killed
+	ensemble := zktest.ForTest(t, zktest.WithServers(3)) // its own: one of its servers is killed
 	ns := itest.Namespace(t)
 	ctx := itest.Ctx(t, 2*time.Minute)
 	admin := connect(t, ensemble, ns)

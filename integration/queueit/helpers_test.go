@@ -10,18 +10,18 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/queue"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // onBoth runs f on the shared server and on the ensemble, as subtests.
-func onBoth(t *testing.T, f func(t *testing.T, cl *zkharness.Cluster)) {
+func onBoth(t *testing.T, f func(t *testing.T, cl *zktest.Cluster)) {
 	t.Run("OneServer", func(t *testing.T) { f(t, shared) })
 	t.Run("Ensemble", func(t *testing.T) { f(t, ensemble) })
 }
 
 // connect is a client on cl in namespace ns.
-func connect(t *testing.T, cl *zkharness.Cluster, ns string) *client.Client {
+func connect(t *testing.T, cl *zktest.Cluster, ns string) *client.Client {
 	t.Helper()
 	return itest.Connect(t, cl, itest.Opts{NS: ns})
 }

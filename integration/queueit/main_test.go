@@ -15,19 +15,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // shared is the single server most tests use, each under its own
 // namespace; ensemble the 3-server ensemble the Curator ports also run on.
-var shared, ensemble *zkharness.Cluster
+var shared, ensemble *zktest.Cluster
 
 func TestMain(m *testing.M) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	var wg sync.WaitGroup
 	var errOne, errThree error
-	wg.Go(func() { shared, errOne = zkharness.Start(ctx) })
-	wg.Go(func() { ensemble, errThree = zkharness.Start(ctx, zkharness.WithServers(3)) })
+	wg.Go(func() { shared, errOne = zktest.Start(ctx) })
+	wg.Go(func() { ensemble, errThree = zktest.Start(ctx, zktest.WithServers(3)) })
 	wg.Wait()
 	cancel()
 	code := 1
@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "queueit: shared cluster:", shared, "ensemble:", ensemble)
 		code = m.Run()
 	}
-	for _, c := range []*zkharness.Cluster{shared, ensemble} {
+	for _, c := range []*zktest.Cluster{shared, ensemble} {
 		if c == nil {
 			continue
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness/faultlink"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // The identities of the ACL tests.
@@ -86,10 +86,14 @@ func creates(link *faultlink.Link) int64 {
 		link.Requests(faultlink.OpCreateContainer) + link.Requests(faultlink.OpCreateTTL)
 }
 
-// refusedOnce runs call, which must fail with the typed ACL refusal
+// refusedOnce runs call on c, which must fail with the typed ACL refusal
 // before ctx ends, having sent at most maxCreates creates through link,
-// and none more afterwards (nothing retries in the background).
-func refusedOnce(t *testing.T, link *faultlink.Link, maxCreates int64, call func(ctx context.Context) error) {
+// and none more afterwards (nothing retries in the background). The
+// creates are counted after a round trip of c's: the link counts a
+// request when it forwards it, so one the call wrote just before it
+// returned (a create pipelined beside the refused one) is counted by the
+// time the reply to a later request comes back.
+func refusedOnce(t *testing.T, c *client.Client, link *faultlink.Link, maxCreates int64, call func(ctx context.Context) error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -97,6 +101,8 @@ func refusedOnce(t *testing.T, link *faultlink.Link, maxCreates int64, call func
 	err := call(ctx)
 	requireACLRefusal(t, err, "")
 	require.NoError(t, ctx.Err(), "the refusal came only when ctx ended: %v", err)
+	_, _, err = c.Exists(ctx, "/")
+	require.NoError(t, err)
 	sent := creates(link) - before
 	require.GreaterOrEqual(t, sent, int64(1))
 	require.LessOrEqual(t, sent, maxCreates, "creates sent for one refused call")

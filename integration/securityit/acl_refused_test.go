@@ -29,7 +29,7 @@ func TestACLRefusalReachesTheCallerOnce(t *testing.T) {
 	ns := itest.Namespace(t)
 	a := aliceRW(t, ns, nil)
 	ctx := ctxT(t, time.Minute)
-	_, err := a.CreateWithParents(ctx, "/guarded/marker", nil, zk.FlagPersistent)
+	_, err := a.Create(ctx, "/guarded/marker", nil, zk.FlagPersistent, client.WithParents())
 	require.NoError(t, err)
 	link := itest.NewLink(t)
 	b := as(t, ns, bob, bobPW, client.WithDialer(link.Dial))
@@ -73,20 +73,18 @@ func TestACLRefusalReachesTheCallerOnce(t *testing.T) {
 			n, err := node.New(b, "/guarded/member", []byte("bob"))
 			require.NoError(t, err)
 			defer n.Close(context.Background())
-			require.NoError(t, n.Start())
-			return n.WaitForInitialCreate(ctx)
+			return n.Start(ctx) // the server's refusal; the node keeps trying until Close
 		}},
 		{"group", 2, func(ctx context.Context) error {
 			m, err := group.New(b, "/guarded/workers", "bob", nil)
 			require.NoError(t, err)
 			defer m.Close(context.Background())
-			require.NoError(t, m.Start())
-			return m.WaitJoined(ctx)
+			return m.Start(ctx)
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			refusedOnce(t, link, tc.maxCreates, tc.call)
+			refusedOnce(t, b, link, tc.maxCreates, tc.call)
 		})
 	}
 	onlyChildren(t, a, "/guarded", "marker")

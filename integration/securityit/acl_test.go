@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
@@ -57,7 +58,7 @@ func TestACLHolderIsSafeFromAnotherIdentity(t *testing.T) {
 	_, err = b.Set(ctx, node, []byte("bob"), -1)
 	requireACLRefusal(t, err, "set")
 
-	var locked *mutex.LockedError
+	var locked *zkrecipes.LockedError
 	require.True(t, errors.As(mb.TryLock(ctx), &locked), "TryLock must say the lock is held")
 	short, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
 	err = mb.Lock(short)
@@ -85,7 +86,7 @@ func TestACLWorldReadOnly(t *testing.T) {
 	ns := itest.Namespace(t)
 	a := aliceRW(t, ns, nil)
 	ctx := ctxT(t, time.Minute)
-	_, err := a.CreateWithParents(ctx, "/config/db", []byte("v1"), zk.FlagPersistent)
+	_, err := a.Create(ctx, "/config/db", []byte("v1"), zk.FlagPersistent, client.WithParents())
 	require.NoError(t, err)
 
 	anon := as(t, ns, "", "")
@@ -148,7 +149,7 @@ func TestACLProviderPerPath(t *testing.T) {
 		return rules(p)
 	}))
 	ctx := ctxT(t, time.Minute)
-	_, err := a.CreateWithParents(ctx, "/apps/locks/job/cfg", nil, zk.FlagPersistent)
+	_, err := a.Create(ctx, "/apps/locks/job/cfg", nil, zk.FlagPersistent, client.WithParents())
 	require.NoError(t, err)
 	_, err = a.Multi(ctx, &zk.CreateRequest{Path: "/apps/other", Flags: zk.FlagPersistent})
 	require.NoError(t, err)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // clientTLS is a TLS config that trusts the shared cluster's authority and
@@ -67,7 +67,7 @@ func requireTLSRefusal(t testing.TB, err error, ctxLive bool) *client.TLSError {
 // otherCA is a certificate pool with an authority the servers do not use.
 func otherCA(t testing.TB) *x509.CertPool {
 	t.Helper()
-	cert, err := zkharness.SelfSignedCA("some other CA")
+	cert, err := zktest.SelfSignedCA("some other CA")
 	require.NoError(t, err)
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)

@@ -1,6 +1,6 @@
 // Package securityit tests TLS to ZooKeeper's secure client port and the
 // ACLs of the nodes recipes create, against a real server: one started
-// with zkharness.WithTLS, whose plain port serves the ACL tests.
+// with zktest.WithTLS, whose plain port serves the ACL tests.
 package securityit
 
 import (
@@ -8,15 +8,15 @@ import (
 	"os"
 	"testing"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // server is the one server every test uses, each under its own namespace.
-var server *zkharness.Cluster
+var server *zktest.Cluster
 
 func TestMain(m *testing.M) {
-	zkharness.RunMain(m, func(c *zkharness.Cluster) {
+	zktest.RunMain(m, func(c *zktest.Cluster) {
 		fmt.Fprintln(os.Stderr, "securityit: shared cluster:", c, "secure:", c.SecureConnectString())
 		server = c
-	}, zkharness.WithTLS())
+	}, zktest.WithTLS())
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
@@ -27,7 +28,7 @@ func TestTLSMutexRoundTrip(t *testing.T) {
 	mb, err := mutex.New(b, "/jobs/nightly")
 	require.NoError(t, err)
 	require.NoError(t, ma.Lock(ctx))
-	var le *mutex.LockedError
+	var le *zkrecipes.LockedError
 	require.True(t, errors.As(mb.TryLock(ctx), &le))
 	require.NoError(t, ma.Unlock(ctx))
 	require.NoError(t, mb.Lock(ctx))
@@ -126,7 +127,7 @@ func TestTLSIdentityIsTheCertificate(t *testing.T) {
 	ctx := ctxT(t, time.Minute)
 	_, err := c.Create(ctx, "/dir", nil, zk.FlagPersistent)
 	require.NoError(t, err)
-	onlyCert := []zk.ACL{{Perms: zk.PermAll, Scheme: "x509", ID: "CN=zkharness client"}}
+	onlyCert := []zk.ACL{{Perms: zk.PermAll, Scheme: "x509", ID: "CN=zktest client"}}
 	_, err = c.Multi(ctx, &zk.CreateRequest{Path: "/dir/cert-only", Data: []byte("s"), Acl: onlyCert})
 	require.NoError(t, err)
 	data, _, err := c.Get(ctx, "/dir/cert-only")

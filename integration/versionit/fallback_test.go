@@ -11,8 +11,8 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
 // TestCacheOnEachVersion runs one cache scenario on a server without
@@ -24,13 +24,13 @@ import (
 // its session: on 3.4 the client sets its watches again with SetWatches,
 // not SetWatches2, and the server fires the one that changed).
 func TestCacheOnEachVersion(t *testing.T) {
-	for _, v := range []string{zkharness.Version34, zkharness.Version39} {
+	for _, v := range []string{zktest.Version34, zktest.Version39} {
 		t.Run(v, func(t *testing.T) { testCache(t, v) })
 	}
 }
 
 func testCache(t *testing.T, version string) {
-	cl := zkharness.ForTest(t, zkharness.WithBackend(zkharness.BackendLocal), zkharness.WithVersion(version))
+	cl := zktest.ForTest(t, zktest.WithBackend(zktest.BackendLocal), zktest.WithVersion(version))
 	ctx := itest.Ctx(t, 2*time.Minute)
 	got, err := cl.ServerVersion(ctx, 0)
 	require.NoError(t, err)
@@ -43,7 +43,7 @@ func testCache(t *testing.T, version string) {
 	t.Cleanup(unsubscribe)
 
 	w, err := reader.AddWatch(ctx, "/", true)
-	if version == zkharness.Version34 {
+	if version == zktest.Version34 {
 		require.ErrorIs(t, err, client.ErrWatchUnsupported, "AddWatch on a server without addWatch")
 	} else {
 		require.NoError(t, err, "AddWatch on %s", version)
@@ -58,9 +58,8 @@ func testCache(t *testing.T, version string) {
 	require.NoError(t, err)
 	events, cancel := ch.Events()
 	t.Cleanup(cancel)
-	require.NoError(t, ch.Start())
-	t.Cleanup(func() { _ = ch.Close() })
-	require.NoError(t, ch.WaitInitialized(ctx))
+	require.NoError(t, ch.Start(ctx))
+	t.Cleanup(func() { _ = ch.Close(context.Background()) })
 
 	var load []string
 	for range 4 {

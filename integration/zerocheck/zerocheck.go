@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -26,7 +27,7 @@ func Mutex(t *testing.T, what string, m *mutex.Mutex) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	invalid := func(method string, err error) error {
-		if !errors.Is(err, mutex.ErrInvalidArgument) {
+		if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 			return fmt.Errorf("%s.%s: err = %v, want one wrapping ErrInvalidArgument", what, method, err)
 		}
 		return nil
@@ -70,7 +71,7 @@ func Mutex(t *testing.T, what string, m *mutex.Mutex) []string {
 			default:
 				return fmt.Errorf("%s.Context: not cancelled", what)
 			}
-			if cause := context.Cause(hctx); !errors.Is(cause, mutex.ErrInvalidArgument) && !errors.Is(cause, mutex.ErrNotHeld) {
+			if cause := context.Cause(hctx); !errors.Is(cause, zkrecipes.ErrInvalidArgument) && !errors.Is(cause, zkrecipes.ErrNotHeld) {
 				return fmt.Errorf("%s.Context: cause %v, want ErrInvalidArgument or ErrNotHeld", what, cause)
 			}
 			// A Lock with it must not reenter anything.

@@ -90,3 +90,81 @@ func (s *Sub[T]) Run() {
 		}
 	}
 }
+
+// Hub is a set of subscribers, each with a queue of its own: what a recipe
+// that publishes events (a cache, a node, a service cache) keeps. Its
+// owner publishes while it holds its own lock, so that no reader sees a
+// state older than an event delivered, and subscribes under the same lock
+// when the first values must be the current state. The zero Hub is ready
+// to use; it must not be copied.
+type Hub[T any] struct {
+	mu     sync.Mutex
+	subs   map[*Sub[T]]struct{}
+	closed bool
+	wg     sync.WaitGroup // the pumps
+}
+
+// Subscribe adds a subscriber whose channel first gets first, then every
+// value published from now on, in order, none dropped, and returns the
+// channel with a function that ends the subscription (calling it twice is
+// harmless). After Close it returns a closed channel.
+func (h *Hub[T]) Subscribe(first ...T) (<-chan T, func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return Closed[T](), func() {}
+	}
+	s := New[T]()
+	for _, v := range first {
+		s.Push(v)
+	}
+	if h.subs == nil {
+		h.subs = make(map[*Sub[T]]struct{})
+	}
+	h.subs[s] = struct{}{}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		s.Run()
+	}()
+	return s.Out(), func() {
+		h.mu.Lock()
+		delete(h.subs, s)
+		h.mu.Unlock()
+		s.Stop()
+	}
+}
+
+// Publish queues v for every subscriber. It never blocks.
+func (h *Hub[T]) Publish(v T) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		s.Push(v)
+	}
+}
+
+// Close ends every subscription (what is still queued is dropped) and makes
+// later Subscribes return a closed channel. It does not wait for the
+// pumps: Wait does.
+func (h *Hub[T]) Close() {
+	h.mu.Lock()
+	subs := h.subs
+	h.subs = nil
+	h.closed = true
+	h.mu.Unlock()
+	for s := range subs {
+		s.Stop()
+	}
+}
+
+// Closed reports whether Close was called.
+func (h *Hub[T]) Closed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closed
+}
+
+// Wait waits until every subscriber's pump has returned (after Close, or
+// after each subscription's cancel).
+func (h *Hub[T]) Wait() { h.wg.Wait() }

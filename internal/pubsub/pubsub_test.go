@@ -53,3 +53,41 @@ func TestClosed(t *testing.T) {
 		t.Fatal("Closed returned an open channel")
 	}
 }
+
+// TestHub: values in order to every subscriber, the first values before
+// them, nothing after Close, and a closed channel for a late subscriber.
+func TestHub(t *testing.T) {
+	var h Hub[int]
+	a, cancelA := h.Subscribe(-1)
+	b, _ := h.Subscribe()
+	for i := range 100 {
+		h.Publish(i)
+	}
+	if v := <-a; v != -1 {
+		t.Fatalf("first value %d, want -1", v)
+	}
+	for i := range 100 {
+		if v := <-a; v != i {
+			t.Fatalf("a got %d, want %d", v, i)
+		}
+		if v := <-b; v != i {
+			t.Fatalf("b got %d, want %d", v, i)
+		}
+	}
+	cancelA()
+	cancelA()
+	if _, ok := <-a; ok {
+		t.Error("a still open after its cancel")
+	}
+	h.Close()
+	if _, ok := <-b; ok {
+		t.Error("b still open after Close")
+	}
+	h.Wait()
+	late, cancel := h.Subscribe(1)
+	if _, ok := <-late; ok || !h.Closed() {
+		t.Error("a subscription after Close is open")
+	}
+	cancel()
+	h.Publish(7) // no subscriber: nothing to do, no panic
+}

@@ -9,7 +9,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
@@ -25,7 +27,7 @@ type Request struct {
 	Data []byte
 	// Predicate decides holding.
 	Predicate Predicate
-	// Wait is false for a try-lock: return a *LockedError rather than wait.
+	// Wait is false for a try-lock: return a *zkrecipes.LockedError rather than wait.
 	Wait bool
 	// LostOnSessionLossOnly makes Held.Lost close only when the session is
 	// lost, not already when the connection is suspended.
@@ -34,7 +36,7 @@ type Request struct {
 	// RevokeMarker into the held node.
 	OnRevoke func()
 	// Session, when set, is the session the node must be created in; an
-	// acquire whose node lands in any other session fails with ErrLost, and
+	// acquire whose node lands in any other session fails with zkrecipes.ErrLost, and
 	// is never retried. The read/write lock's downgrade sets it to its write
 	// holding's session: a downgrade is only safe while that holding lives.
 	Session *client.Session
@@ -70,7 +72,7 @@ func (q *Queue) Acquire(ctx context.Context, req Request) (*Held, error) {
 // requeues reports whether a failed attempt leaves a waiter free to queue
 // again: it lost its place (session or node), not its reason to wait.
 func requeues(err error) bool {
-	return errors.Is(err, client.ErrSessionLost) || errors.Is(err, ErrNodeDeleted) ||
+	return errors.Is(err, zkrecipes.ErrSessionLost) || errors.Is(err, zkrecipes.ErrNodeDeleted) ||
 		errors.Is(err, errForeignNode) || retry.IsSessionExpired(err)
 }
 
@@ -101,7 +103,7 @@ func (q *Queue) waitOn(ctx context.Context, req Request, node client.ProtectedNo
 	w.readOwn(ctx)
 	if req.Session != nil && node.Session != req.Session {
 		w.abandon()
-		return nil, ErrLost
+		return nil, zkrecipes.ErrLost
 	}
 	if Replayed(q.c, node) {
 		w.abandon()
@@ -171,7 +173,7 @@ func (w *waiter) vouch(ctx context.Context) error {
 	w.own = nil
 	switch {
 	case errors.Is(r.err, zk.ErrNoNode):
-		return ErrNodeDeleted
+		return zkrecipes.ErrNodeDeleted
 	case r.err != nil:
 		return nil
 	case r.owner != w.node.Session.ID():
@@ -196,7 +198,7 @@ func (w *waiter) run(ctx context.Context) (*Held, error) {
 		}
 		mine := IndexOf(nodes, w.name)
 		if mine < 0 {
-			return nil, ErrNodeDeleted
+			return nil, zkrecipes.ErrNodeDeleted
 		}
 		d := w.req.Predicate(nodes, mine)
 		if d.Holds {
@@ -244,7 +246,7 @@ func (w *waiter) list(ctx context.Context) ([]string, error) {
 	if errors.Is(err, zk.ErrNoNode) {
 		// No directory, so no node of ours in it: it went with its
 		// session, and the directory (a container) was reaped after it.
-		return nil, ErrNodeDeleted
+		return nil, zkrecipes.ErrNodeDeleted
 	}
 	return kids, err
 }
@@ -257,7 +259,7 @@ func (w *waiter) lockedError(ctx context.Context, nodes []Node) error {
 	if err != nil {
 		data = nil
 	}
-	return &LockedError{Node: p, Data: data}
+	return &zkrecipes.LockedError{Node: p, Data: data}
 }
 
 // What ended a wait.
@@ -290,11 +292,11 @@ func (w *waiter) wait(ctx context.Context, target, early string) (waitEnd, error
 		if gone {
 			return earlyDeleted, nil
 		}
-		ew, ech = wt, wt.C()
+		ew, ech = wt, access.WatchC(wt)
 	}
 	select {
-	case ev, ok := <-tw.C():
-		ev = tw.Resolve(ev, ok)
+	case ev, ok := <-access.WatchC(tw):
+		ev = access.Resolve(tw, ev, ok)
 		wakeups.Add(1)
 		w.target.stop()
 		if ev.Type == zk.EventNodeDeleted {
@@ -302,7 +304,7 @@ func (w *waiter) wait(ctx context.Context, target, early string) (waitEnd, error
 		}
 		return targetChanged, nil
 	case ev, ok := <-ech:
-		ew.Resolve(ev, ok)
+		access.Resolve(ew, ev, ok)
 		wakeups.Add(1)
 		w.early.stop()
 		return earlyDeleted, nil
@@ -428,8 +430,8 @@ func abandonNode(ctx context.Context, c *client.Client, node client.ProtectedNod
 	}
 	// Past the bound, the session over, or a refusal: the guaranteed delete
 	// tries again within what is left of ctx, then in the background.
-	if err := c.DeleteGuaranteed(ctx, node.Path, node.Session); err != nil && !errors.Is(err, client.ErrDeletePending) {
-		c.Logger().Warn("could not delete a node; it goes with its session", "path", node.Path, "err", err)
+	if err := c.DeleteGuaranteed(ctx, node.Path, node.Session); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
+		access.Logger(c).Warn("could not delete a node; it goes with its session", "path", node.Path, "err", err)
 	}
 }
 

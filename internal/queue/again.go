@@ -8,6 +8,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // Again runs attempt until it returns without an error that lostPlace
@@ -25,13 +26,13 @@ func Again[T any](ctx context.Context, c *client.Client, who, path string, attem
 		}
 		var zero T
 		if b == nil {
-			b = c.RetryPolicy().NewBackOff()
+			b = access.RetryPolicy(c).NewBackOff()
 		}
 		sleep := b.NextBackOff()
 		if sleep == backoff.Stop {
 			return zero, fmt.Errorf("zkrecipes: %s lost its place %d times: %w", who, n, err)
 		}
-		c.Logger().Info(who+" lost its place; trying again", "path", path, "err", err, "sleep", sleep)
+		access.Logger(c).Debug(who+" lost its place; trying again", "path", path, "err", err, "sleep", sleep)
 		if !Sleep(ctx, sleep) {
 			return zero, fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
 		}

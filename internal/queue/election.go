@@ -53,7 +53,7 @@ func (q *Queue) Resume(ctx context.Context, req Request, node client.ProtectedNo
 func Requeues(err error) bool { return requeues(err) }
 
 // Drop stops a holding without deleting its node: its Lost closes (with
-// ErrNotHeld if it had not been lost yet) and its monitor's reads end. The
+// zkrecipes.ErrNotHeld if it had not been lost yet) and its monitor's reads end. The
 // node stays, for a later Resume or a deletion by the caller. Drop is
 // idempotent, and it may follow or precede Release.
 func (h *Held) Drop() {

@@ -7,11 +7,13 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // errZero is returned by every method of a zero handle.
-var errZero = fmt.Errorf("%w: zero value: make lock handles with their package's New", client.ErrInvalidArgument)
+var errZero = fmt.Errorf("%w: zero value: make lock handles with their package's New", zkrecipes.ErrInvalidArgument)
 
 // Handle is one lock handle: the request its acquisitions start from, the
 // local gate its goroutines pass, and the holding they share. Goroutines
@@ -33,7 +35,7 @@ type Handle struct {
 }
 
 // NewHandle returns a handle on the lock at dir. It does no I/O.
-func NewHandle[O ~func(*Options)](c *client.Client, dir string, opts []O) (*Handle, error) {
+func NewHandle[O ~func(*Options) error](c *client.Client, dir string, opts []O) (*Handle, error) {
 	o, err := prepare(c, dir, opts)
 	if err != nil {
 		return nil, err
@@ -79,7 +81,7 @@ func (h *Handle) carriedLocked(ctx context.Context) *Held {
 // Lock waits until the handle holds (see the type's doc), or ctx ends.
 func (h *Handle) Lock(ctx context.Context) error { return h.lock(ctx, true) }
 
-// TryLock holds at once or fails with a *LockedError.
+// TryLock holds at once or fails with a *zkrecipes.LockedError.
 func (h *Handle) TryLock(ctx context.Context) error { return h.lock(ctx, false) }
 
 func (h *Handle) lock(ctx context.Context, wait bool) error {
@@ -87,7 +89,7 @@ func (h *Handle) lock(ctx context.Context, wait bool) error {
 		return errZero
 	}
 	if ctx == nil {
-		return fmt.Errorf("%w: nil context", client.ErrInvalidArgument)
+		return fmt.Errorf("%w: nil context", zkrecipes.ErrInvalidArgument)
 	}
 	l := h.local
 	l.mu.Lock()
@@ -97,7 +99,7 @@ func (h *Handle) lock(ctx context.Context, wait bool) error {
 		// a moment after the session ended or the connection went; a
 		// reentry in between must not succeed.
 		if !held.Live() {
-			return ErrLost
+			return zkrecipes.ErrLost
 		}
 		h.count++
 		if h.shared {
@@ -107,10 +109,10 @@ func (h *Handle) lock(ctx context.Context, wait bool) error {
 	}
 	if !h.shared && h.peer != nil && h.peer.carriedLocked(ctx) != nil {
 		l.mu.Unlock()
-		return ErrUpgrade
+		return zkrecipes.ErrUpgrade
 	}
 	// Not a reentry: a wait for a holding, reported to the client's hooks.
-	ctx, done := h.q.c.Hooks().StartAcquire(ctx, h.req.Recipe, h.q.dir)
+	ctx, done := access.StartAcquire(h.q.c, ctx, h.req.Recipe, h.q.dir)
 	err := h.acquireLocked(ctx, wait) // unlocks l.mu
 	done(err)
 	return err
@@ -160,7 +162,7 @@ func (h *Handle) lockShared(ctx context.Context, wait bool) error {
 
 // admitLocked passes the local gate with enter, or, for a TryLock (!wait)
 // when free says the gate would make it wait, fails with a local
-// *LockedError. On error l.mu is released; on success it is still held.
+// *zkrecipes.LockedError. On error l.mu is released; on success it is still held.
 func (h *Handle) admitLocked(ctx context.Context, wait bool, free func() bool, enter func(context.Context) error) error {
 	err := error(nil)
 	if !wait && !free() {
@@ -181,7 +183,7 @@ func (h *Handle) admitLocked(ctx context.Context, wait bool, free func() bool, e
 // first half of a downgrade. The writer owns the gate, so no admission.
 func (h *Handle) lockUnderWrite(ctx context.Context, w *Held) error {
 	if !w.Live() {
-		return ErrLost
+		return zkrecipes.ErrLost
 	}
 	req := h.request(true)
 	req.Suffix, _ = SortKey(w.Name(), h.q.markers)
@@ -206,7 +208,7 @@ func (h *Handle) lockUnderWrite(ctx context.Context, w *Held) error {
 // handle's holding, waits for the acquisition another goroutine is making,
 // or makes it with req; if still is set, a holding it makes is kept only if
 // still() holds once it is made (l.mu held), else it is released and the
-// error is ErrLost. l.mu is held on entry and released.
+// error is zkrecipes.ErrLost. l.mu is held on entry and released.
 func (h *Handle) joinLocked(ctx context.Context, wait bool, req Request, still func() bool) error {
 	l := h.local
 	for {
@@ -214,7 +216,7 @@ func (h *Handle) joinLocked(ctx context.Context, wait bool, req Request, still f
 			defer l.mu.Unlock()
 			if !h.held.Live() {
 				l.leaveSharedLocked(1)
-				return ErrLost
+				return zkrecipes.ErrLost
 			}
 			h.count++
 			return nil
@@ -241,7 +243,7 @@ func (h *Handle) joinLocked(ctx context.Context, wait bool, req Request, still f
 	h.acquiring = false
 	l.broadcastLocked() // readers waiting for this acquisition
 	if err == nil && still != nil && !still() {
-		err = ErrLost
+		err = zkrecipes.ErrLost
 	} else if err == nil {
 		h.held, h.count = held, 1
 		l.mu.Unlock()
@@ -250,8 +252,8 @@ func (h *Handle) joinLocked(ctx context.Context, wait bool, req Request, still f
 	l.leaveSharedLocked(1)
 	l.mu.Unlock()
 	if held != nil {
-		if rerr := held.Release(context.WithoutCancel(ctx)); rerr != nil && !errors.Is(rerr, client.ErrDeletePending) {
-			h.q.c.Logger().Warn("could not release a read taken after its write holding went", "node", held.Path(), "err", rerr)
+		if rerr := held.Release(context.WithoutCancel(ctx)); rerr != nil && !errors.Is(rerr, zkrecipes.ErrDeletePending) {
+			access.Logger(h.q.c).Warn("could not release a read taken after its write holding went", "node", held.Path(), "err", rerr)
 		}
 	}
 	return err
@@ -272,13 +274,13 @@ func (h *Handle) localLockedErrorLocked() error {
 			node = s.held.Path()
 		}
 	}
-	return &LockedError{Node: node, Data: h.req.Data, Local: true}
+	return &zkrecipes.LockedError{Node: node, Data: h.req.Data, Local: true}
 }
 
 // Unlock undoes one level of the holding, from any goroutine; the last one
 // releases the node (see Held.Release). On a holding that was lost (see
 // Held.Live) it does all the same, and then returns an error wrapping
-// ErrLost (and the release's error, if any): the critical section it ends
+// zkrecipes.ErrLost (and the release's error, if any): the critical section it ends
 // may have overlapped another holder's.
 func (h *Handle) Unlock(ctx context.Context) error {
 	if h == nil || h.q == nil {
@@ -289,7 +291,7 @@ func (h *Handle) Unlock(ctx context.Context) error {
 	held := h.held
 	if held == nil {
 		l.mu.Unlock()
-		return ErrNotHeld
+		return zkrecipes.ErrNotHeld
 	}
 	lost := !held.Live()
 	h.count--
@@ -299,7 +301,7 @@ func (h *Handle) Unlock(ctx context.Context) error {
 	if h.count > 0 {
 		l.mu.Unlock()
 		if lost {
-			return ErrLost
+			return zkrecipes.ErrLost
 		}
 		return nil
 	}
@@ -314,9 +316,9 @@ func (h *Handle) Unlock(ctx context.Context) error {
 	err := held.Release(ctx)
 	if lost {
 		if err != nil {
-			return fmt.Errorf("%w (released: %w)", ErrLost, err)
+			return fmt.Errorf("%w (released: %w)", zkrecipes.ErrLost, err)
 		}
-		return ErrLost
+		return zkrecipes.ErrLost
 	}
 	return err
 }
@@ -330,7 +332,7 @@ func (h *Handle) Downgrade(ctx context.Context) error {
 		return errZero
 	}
 	if ctx == nil {
-		return fmt.Errorf("%w: nil context", client.ErrInvalidArgument)
+		return fmt.Errorf("%w: nil context", zkrecipes.ErrInvalidArgument)
 	}
 	l := h.local
 	l.mu.Lock()
@@ -338,13 +340,13 @@ func (h *Handle) Downgrade(ctx context.Context) error {
 	switch {
 	case held == nil:
 		l.mu.Unlock()
-		return ErrNotHeld
+		return zkrecipes.ErrNotHeld
 	case !held.Live():
 		l.mu.Unlock()
-		return ErrLost
+		return zkrecipes.ErrLost
 	case n != 1:
 		l.mu.Unlock()
-		return fmt.Errorf("%w: the write lock is held %d times; unlock the inner levels before Downgrade", client.ErrInvalidArgument, n)
+		return fmt.Errorf("%w: the write lock is held %d times; unlock the inner levels before Downgrade", zkrecipes.ErrInvalidArgument, n)
 	}
 	h.count++ // pinned: no Unlock (or second Downgrade) releases it meanwhile
 	l.mu.Unlock()
@@ -365,18 +367,18 @@ func (h *Handle) Downgrade(ctx context.Context) error {
 	h.held = nil
 	l.leaveExclusiveLocked()
 	l.mu.Unlock()
-	if rerr := held.Release(ctx); rerr != nil && !errors.Is(rerr, client.ErrDeletePending) {
+	if rerr := held.Release(ctx); rerr != nil && !errors.Is(rerr, zkrecipes.ErrDeletePending) {
 		// The downgrade happened: the read holds. The write node goes with
 		// its session if its delete cannot be done.
-		h.q.c.Logger().Warn("downgraded, but the write node's delete failed", "node", held.Path(), "err", rerr)
+		access.Logger(h.q.c).Warn("downgraded, but the write node's delete failed", "node", held.Path(), "err", rerr)
 	}
 	return nil
 }
 
 // Context returns a context that is cancelled when the current holding is
-// lost (cause ErrLost) or released (cause ErrNotHeld), and that carries the
+// lost (cause zkrecipes.ErrLost) or released (cause zkrecipes.ErrNotHeld), and that carries the
 // holding: Lock with it, or with a context derived from it, reenters. On a
-// handle that does not hold, the context is cancelled already (ErrNotHeld).
+// handle that does not hold, the context is cancelled already (zkrecipes.ErrNotHeld).
 func (h *Handle) Context(parent context.Context) (context.Context, context.CancelFunc) {
 	if parent == nil {
 		parent = context.Background()
@@ -384,7 +386,7 @@ func (h *Handle) Context(parent context.Context) (context.Context, context.Cance
 	ctx, cancel := context.WithCancelCause(parent)
 	held := h.current()
 	if held == nil {
-		cancel(ErrNotHeld)
+		cancel(zkrecipes.ErrNotHeld)
 		return ctx, func() {}
 	}
 	held.Live() // closes Lost now if the holding is gone already
@@ -410,7 +412,7 @@ func (h *Handle) current() *Held {
 
 // IsHeld reports whether the handle holds a holding that is not lost: it is
 // false once Lost is closed (see Held.Live), even while the lost holding
-// still waits for its Unlock (which then returns ErrLost).
+// still waits for its Unlock (which then returns zkrecipes.ErrLost).
 func (h *Handle) IsHeld() bool {
 	held := h.current()
 	return held != nil && held.Live()
@@ -427,8 +429,8 @@ func (h *Handle) Lost() <-chan struct{} {
 	return closedChan
 }
 
-// Token is the current holding's fencing token; ErrNotHeld without a
-// holding, ErrLost once it may be gone. Never 0 with a nil error.
+// Token is the current holding's fencing token; zkrecipes.ErrNotHeld without a
+// holding, zkrecipes.ErrLost once it may be gone. Never 0 with a nil error.
 func (h *Handle) Token(ctx context.Context) (int64, error) {
 	if h == nil || h.q == nil {
 		return 0, errZero
@@ -439,9 +441,9 @@ func (h *Handle) Token(ctx context.Context) (int64, error) {
 	held := h.current()
 	switch {
 	case held == nil:
-		return 0, ErrNotHeld
+		return 0, zkrecipes.ErrNotHeld
 	case !held.Live():
-		return 0, ErrLost
+		return 0, zkrecipes.ErrLost
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -475,7 +477,7 @@ func (h *Handle) OwnerCheck() (*zk.CheckVersionRequest, error) {
 	}
 	held := h.current()
 	if held == nil {
-		return nil, ErrNotHeld
+		return nil, zkrecipes.ErrNotHeld
 	}
 	return &zk.CheckVersionRequest{Path: held.Path(), Version: -1}, nil
 }

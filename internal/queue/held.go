@@ -9,7 +9,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // Held is a node that holds. Its Lost channel closes when holding can no
@@ -31,7 +33,7 @@ type Held struct {
 
 	lost     chan struct{}
 	lostOnce sync.Once
-	cause    error           // ErrLost or ErrNotHeld (released); set before lost closes
+	cause    error           // zkrecipes.ErrLost or zkrecipes.ErrNotHeld (released); set before lost closes
 	disc     <-chan struct{} // the connection's Disconnected the monitor watches (nil: not watched)
 
 	afterMu   sync.Mutex
@@ -87,6 +89,7 @@ func newHeld(c *client.Client, node client.ProtectedNode, token int64, disc <-ch
 	if token != 0 {
 		close(h.known)
 	}
+	access.Held(c, rep.recipe, rep.dir, h.since) // the monitor reports its end
 	go h.monitor(ctx, onRevoke)
 	return h
 }
@@ -105,7 +108,7 @@ func (h *Held) Name() string { return h.name }
 // ZooKeeper's create does not return it: the holder's monitor reads it with
 // the watch it sets on its own node (see readDelay), off the acquire path,
 // and Token asks for that read at once and waits for it: at most one round
-// trip, paid by whoever asks. ErrLost if the holding was lost before
+// trip, paid by whoever asks. zkrecipes.ErrLost if the holding was lost before
 // the node could be read, ctx's error if ctx ended first; never 0 with a
 // nil error.
 func (h *Held) Token(ctx context.Context) (int64, error) {
@@ -123,7 +126,7 @@ func (h *Held) Token(ctx context.Context) (int64, error) {
 		case <-h.known:
 			return h.token, nil
 		default:
-			return 0, ErrLost
+			return 0, zkrecipes.ErrLost
 		}
 	case <-ctx.Done():
 		return 0, ctx.Err()
@@ -146,7 +149,7 @@ func (h *Held) Session() *client.Session { return h.node.Session }
 // Lost is closed once holding can no longer be guaranteed.
 func (h *Held) Lost() <-chan struct{} { return h.lost }
 
-// Cause is why Lost closed: ErrNotHeld after a release, else ErrLost; nil
+// Cause is why Lost closed: zkrecipes.ErrNotHeld after a release, else zkrecipes.ErrLost; nil
 // while Lost is open.
 func (h *Held) Cause() error {
 	select {
@@ -176,10 +179,10 @@ func (h *Held) markLost(cause error) bool {
 	return closed
 }
 
-// lose closes Lost with ErrLost (and logs why), unless it is closed already.
+// lose closes Lost with zkrecipes.ErrLost (and logs why), unless it is closed already.
 func (h *Held) lose(why string) {
-	if h.markLost(ErrLost) {
-		h.c.Logger().Info("holding lost", "node", h.node.Path, "why", why)
+	if h.markLost(zkrecipes.ErrLost) {
+		access.Logger(h.c).Debug("holding lost", "node", h.node.Path, "why", why)
 	}
 }
 
@@ -192,7 +195,7 @@ func (h *Held) lose(why string) {
 // ended or the suspension began: a caller that asked Lost alone could, in
 // between, act on a holding already gone (a reentrant Lock succeeding after
 // the client's Close returned). Live does not wait for the monitor: if
-// either has happened, it closes Lost itself (cause ErrLost; AfterLost's
+// either has happened, it closes Lost itself (cause zkrecipes.ErrLost; AfterLost's
 // functions run on its caller's goroutine) and reports false.
 func (h *Held) Live() bool {
 	switch {
@@ -247,12 +250,12 @@ func (h *Held) monitor(ctx context.Context, onRevoke func()) {
 		if why != "" {
 			h.lose(why)
 		} else {
-			h.markLost(ErrNotHeld)
+			h.markLost(zkrecipes.ErrNotHeld)
 		}
-		// Live may have closed Lost first (ErrLost), and a release may
+		// Live may have closed Lost first (zkrecipes.ErrLost), and a release may
 		// then have ended the loop before it saw why: Cause says.
-		lost := h.cause == ErrLost
-		h.c.Hooks().Release(h.rep.recipe, h.rep.dir, time.Since(h.since), lost) // once Lost is closed
+		lost := h.cause == zkrecipes.ErrLost
+		access.Released(h.c, h.rep.recipe, h.rep.dir, h.since, lost) // once Lost is closed
 	}()
 	sess, disc := h.node.Session, h.disc
 	var own <-chan zk.Event
@@ -329,7 +332,7 @@ func (h *Held) read(ctx context.Context) <-chan readResult {
 
 // Release closes Lost and deletes the held node with a guaranteed delete: if
 // the delete cannot finish within ctx, the error wraps
-// client.ErrDeletePending and the client keeps deleting it in the
+// zkrecipes.ErrDeletePending and the client keeps deleting it in the
 // background for as long as the node's session lives.
 func (h *Held) Release(ctx context.Context) error {
 	h.stop()

@@ -3,7 +3,9 @@ package queue
 import (
 	"fmt"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 )
 
 // Options are the settings of a lock handle. Users set the first three
@@ -47,9 +49,9 @@ const DefaultMarker = "lock-"
 
 // prepare checks what every lock constructor must check (a client, a valid
 // path that is not the root) and applies opts. It does no I/O.
-func prepare[O ~func(*Options)](c *client.Client, path string, opts []O) (Options, error) {
+func prepare[O ~func(*Options) error](c *client.Client, path string, options []O) (Options, error) {
 	if c == nil {
-		return Options{}, fmt.Errorf("%w: nil client", client.ErrInvalidArgument)
+		return Options{}, fmt.Errorf("%w: nil client", zkrecipes.ErrInvalidArgument)
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return Options{}, err
@@ -58,11 +60,8 @@ func prepare[O ~func(*Options)](c *client.Client, path string, opts []O) (Option
 		return Options{}, &client.PathError{Path: path, Reason: "a lock needs a directory of its own, not the root"}
 	}
 	var o Options
-	for _, opt := range opts {
-		if opt == nil {
-			return Options{}, fmt.Errorf("%w: nil option", client.ErrInvalidArgument)
-		}
-		opt(&o)
+	if err := option.Apply("lock "+path, &o, options); err != nil {
+		return Options{}, err
 	}
 	if o.Data == nil {
 		o.Data = DefaultData()

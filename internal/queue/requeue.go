@@ -13,7 +13,7 @@ import (
 // instead of two, and the new node is in the queue the moment the old one
 // leaves it. A leader loop that campaigns again after each term uses it.
 //
-// h's Lost closes first (ErrNotHeld), as with Release. h's node is deleted
+// h's Lost closes first (zkrecipes.ErrNotHeld), as with Release. h's node is deleted
 // whatever happens: by the transaction, or by a guaranteed delete. Without
 // a connection, or when h's session is not the live one, h is released on
 // its own (in the background) and the new place taken as Acquire takes it.
@@ -46,7 +46,7 @@ func (q *Queue) Requeue(ctx context.Context, h *Held, req Request) (*Held, error
 	return Again(ctx, q.c, "lock waiter", q.dir, attempt, lostPlace)
 }
 
-// stop ends the holding (its Lost closes with ErrNotHeld) without deleting
+// stop ends the holding (its Lost closes with zkrecipes.ErrNotHeld) without deleting
 // its node; the monitor's reads end.
 func (h *Held) stop() {
 	h.relOnce.Do(func() {

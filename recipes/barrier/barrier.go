@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Barrier is Curator's DistributedBarrier: a gate that is closed while its
@@ -16,7 +17,7 @@ import (
 // Java's DistributedBarrier on the same path is the same gate.
 //
 // A Barrier is safe for concurrent use. A zero or nil Barrier returns an
-// error wrapping ErrInvalidArgument from every method that returns an
+// error wrapping zkrecipes.ErrInvalidArgument from every method that returns an
 // error.
 type Barrier struct {
 	c    *client.Client
@@ -28,8 +29,8 @@ type Barrier struct {
 }
 
 // New returns a barrier on path (relative to the client's namespace). It
-// does no I/O. Bad input gives an error wrapping ErrInvalidArgument (a nil
-// client or option) or a *client.PathError (ErrInvalidPath).
+// does no I/O. Bad input gives an error wrapping zkrecipes.ErrInvalidArgument (a nil
+// client or option) or a *client.PathError (zkrecipes.ErrInvalidPath).
 func New(c *client.Client, path string, opts ...Option) (*Barrier, error) {
 	if err := check(c, path); err != nil {
 		return nil, err
@@ -45,7 +46,7 @@ func New(c *client.Client, path string, opts ...Option) (*Barrier, error) {
 func (b *Barrier) zero() bool { return b == nil || b.c == nil }
 
 // errZeroBarrier is the error of every call on a Barrier not made by New.
-func errZeroBarrier() error { return invalidArg("zero or nil Barrier: make one with New") }
+func errZeroBarrier() error { return errs.Invalid("zero or nil Barrier: make one with New") }
 
 // Path is the barrier's path, relative to the client's namespace.
 func (b *Barrier) Path() string {
@@ -68,7 +69,7 @@ func (b *Barrier) Set(ctx context.Context) error {
 		return err
 	}
 	defer stop()
-	_, err = b.c.CreateWithParents(octx, b.path, b.data, 0)
+	_, err = b.c.Create(octx, b.path, b.data, 0, client.WithParents())
 	if err == nil || errors.Is(err, zk.ErrNodeExists) {
 		return nil
 	}
@@ -97,7 +98,7 @@ func (b *Barrier) Remove(ctx context.Context) error {
 // node does not exist, or at once when it does not exist now. It keeps
 // waiting through disconnections and session loss (the node is not tied to
 // any session); it ends with ctx (its error then wraps ctx's) or Close
-// (ErrClosed).
+// (zkrecipes.ErrClosed).
 //
 // Unlike Curator's waitOnBarrier, Wait first syncs its server with the
 // ensemble's leader, so it never returns on a stale view: it returns nil
@@ -133,31 +134,31 @@ func (b *Barrier) Wait(ctx context.Context) error {
 	}
 }
 
-// Close makes every call under way return ErrClosed, and every later one.
+// Close makes every call under way return zkrecipes.ErrClosed, and every later one.
 // It does not remove the barrier: the gate is shared, and stays as it is.
 // It is idempotent.
 func (b *Barrier) Close() error {
 	if b.zero() {
 		return errZeroBarrier()
 	}
-	b.close(ErrClosed)
+	b.close(errBarrierClosed)
 	return nil
 }
 
-// begin starts op: ErrClosed after Close, else a context that also ends
+// begin starts op: zkrecipes.ErrClosed after Close, else a context that also ends
 // at Close, and its stop function.
 func (b *Barrier) begin(ctx context.Context, op string) (context.Context, func(), error) {
 	if b.closing.Err() != nil {
-		return nil, nil, fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, ErrClosed)
+		return nil, nil, fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, errBarrierClosed)
 	}
 	octx, stop := withClose(ctx, b.closing)
 	return octx, stop, nil
 }
 
-// fail words an error of op: ErrClosed once Close was called.
+// fail words an error of op: zkrecipes.ErrClosed once Close was called.
 func (b *Barrier) fail(op string, octx context.Context, err error) error {
 	if b.closing.Err() != nil && octx.Err() != nil {
-		return fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, ErrClosed)
+		return fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, errBarrierClosed)
 	}
 	return fmt.Errorf("zkrecipes: barrier %s: %s: %w", b.path, op, err)
 }

@@ -62,8 +62,8 @@
 //     withdraws.) A Leave whose ctx ends deletes the node too.
 //   - Disconnections are ridden out (Curator threw ConnectionLoss on any
 //     disconnection, leaving its node: CURATOR-330). A lost session ends
-//     Enter with ErrLost; a member whose node was gone before Leave gets
-//     ErrLost from Leave, after the others have gone.
+//     Enter with zkrecipes.ErrLost; a member whose node was gone before Leave gets
+//     zkrecipes.ErrLost from Leave, after the others have gone.
 //   - One path serves round after round. Every Enter makes a node with a
 //     fresh name (Curator reuses one name per object), and Leave waits only
 //     for the members that were in when it began: with Curator, a member
@@ -86,8 +86,8 @@
 // # Errors
 //
 // Bad input is refused before any I/O with a typed error: a nil client or
-// option, or n below 1 (ErrInvalidArgument), a bad path or the root
-// (ErrInvalidPath, a *client.PathError). Enter on a member that is in
+// option, or n below 1 (zkrecipes.ErrInvalidArgument), a bad path or the root
+// (zkrecipes.ErrInvalidPath, a *client.PathError). Enter on a member that is in
 // (ErrEntered), Leave on one that is not (ErrNotEntered) and every call
-// after Close (ErrClosed) leave nothing on the server.
+// after Close (zkrecipes.ErrClosed) leave nothing on the server.
 package barrier

@@ -2,13 +2,16 @@ package barrier
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // readyName is the node whose creation opens a double barrier (Curator's
@@ -23,7 +26,7 @@ const readyName = "ready"
 // A Double is one member: its calls run one at a time (a call waits for
 // the one under way), and it enters and leaves in turn, any number of
 // times. It is safe for concurrent use. A zero or nil Double returns an
-// error wrapping ErrInvalidArgument from every method that returns an
+// error wrapping zkrecipes.ErrInvalidArgument from every method that returns an
 // error.
 type Double struct {
 	c     *client.Client
@@ -45,22 +48,23 @@ type Double struct {
 	last    int64           // the czxid of the last ready node it passed (0 before the first)
 
 	// Used only by the call that holds the turn:
-	closed bool            // Close has run
-	stale  []string        // own nodes given up whose delete went on in the background
-	readyW <-chan zk.Event // an existence watch on the ready node not yet fired, or nil
+	closed   bool            // Close has run
+	closeErr error           // its result
+	stale    []string        // own nodes given up whose delete went on in the background
+	readyW   <-chan zk.Event // an existence watch on the ready node not yet fired, or nil
 }
 
 // NewDouble returns a member of the double barrier at path (relative to the
 // client's namespace) that opens once n members are in. n is a threshold,
 // not a limit, as in Curator: more than n may enter. NewDouble does no I/O.
-// Bad input gives an error wrapping ErrInvalidArgument (a nil client or
-// option, n below 1) or a *client.PathError (ErrInvalidPath).
+// Bad input gives an error wrapping zkrecipes.ErrInvalidArgument (a nil client or
+// option, n below 1) or a *client.PathError (zkrecipes.ErrInvalidPath).
 func NewDouble(c *client.Client, path string, n int, opts ...Option) (*Double, error) {
 	if err := check(c, path); err != nil {
 		return nil, err
 	}
 	if n < 1 {
-		return nil, invalidArg("member count %d: must be at least 1", n)
+		return nil, errs.Invalid("member count %d: must be at least 1", n)
 	}
 	o, err := apply(opts)
 	if err != nil {
@@ -74,7 +78,7 @@ func NewDouble(c *client.Client, path string, n int, opts ...Option) (*Double, e
 func (d *Double) zero() bool { return d == nil || d.c == nil }
 
 // errZeroDouble is the error of every call on a Double not made by NewDouble.
-func errZeroDouble() error { return invalidArg("zero or nil Double: make one with NewDouble") }
+func errZeroDouble() error { return errs.Invalid("zero or nil Double: make one with NewDouble") }
 
 // Path is the barrier's path, relative to the client's namespace.
 func (d *Double) Path() string {
@@ -124,17 +128,17 @@ func (d *Double) Round() int64 {
 }
 
 // Close leaves without waiting: it ends the call under way (it returns
-// ErrClosed), then deletes the member's node if it has one, with the
+// zkrecipes.ErrClosed), then deletes the member's node if it has one, with the
 // client's guaranteed delete (within ctx; else the error wraps
-// ErrDeletePending and the delete goes on in the background while the
+// zkrecipes.ErrDeletePending and the delete goes on in the background while the
 // session lives), and the ready node too when no member is left. Every
-// later call returns ErrClosed. Close is idempotent: a second call returns
-// nil.
+// later call returns zkrecipes.ErrClosed. A second Close returns the first
+// one's result (once the first has it).
 func (d *Double) Close(ctx context.Context) error {
 	if d.zero() {
 		return errZeroDouble()
 	}
-	d.close(ErrClosed)
+	d.close(errBarrierClosed)
 	select {
 	case d.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -142,7 +146,7 @@ func (d *Double) Close(ctx context.Context) error {
 	}
 	defer d.give()
 	if d.closed {
-		return nil
+		return d.closeErr
 	}
 	d.closed = true
 	var err error
@@ -154,6 +158,7 @@ func (d *Double) Close(ctx context.Context) error {
 	if len(d.stale) > 0 && err == nil {
 		_ = d.clearStale(ctx) // best effort: their guaranteed deletes go on anyway
 	}
+	d.closeErr = err
 	return err
 }
 
@@ -171,11 +176,11 @@ func (d *Double) take(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("zkrecipes: barrier %s: waiting for the call under way: %w", d.path, ctx.Err())
 	case <-d.closing.Done():
-		return fmt.Errorf("zkrecipes: barrier %s: %w", d.path, ErrClosed)
+		return fmt.Errorf("zkrecipes: barrier %s: %w", d.path, errBarrierClosed)
 	}
 	if d.closed {
 		d.give()
-		return fmt.Errorf("zkrecipes: barrier %s: %w", d.path, ErrClosed)
+		return fmt.Errorf("zkrecipes: barrier %s: %w", d.path, errBarrierClosed)
 	}
 	return nil
 }
@@ -185,11 +190,11 @@ func (d *Double) give() { <-d.turn }
 // child is the path of the barrier's child name.
 func (d *Double) child(name string) string { return d.path + "/" + name }
 
-// ended is the error of a call whose context octx ended: ErrClosed when
+// ended is the error of a call whose context octx ended: zkrecipes.ErrClosed when
 // Close ended it, else ctx's error.
 func (d *Double) ended(op string, ctx context.Context) error {
 	if d.closing.Err() != nil {
-		return fmt.Errorf("zkrecipes: barrier %s: %s: %w", d.path, op, ErrClosed)
+		return fmt.Errorf("zkrecipes: barrier %s: %s: %w", d.path, op, errBarrierClosed)
 	}
 	return fmt.Errorf("zkrecipes: barrier %s: %s: %w", d.path, op, ctx.Err())
 }
@@ -240,5 +245,5 @@ func (d *Double) sweep(ctx context.Context) {
 
 func isClientClosed(c *client.Client) bool {
 	s := c.Session()
-	return s != nil && s.Err() == ErrClosed
+	return s != nil && errors.Is(s.Err(), zkrecipes.ErrClosed)
 }

@@ -40,10 +40,10 @@ var errGone = errors.New("node gone")
 // through first (within a session timeout), so that no node of this call
 // can appear after Enter returned. If the delete cannot be done within a
 // session timeout, the node is deleted in the background and the error
-// wraps ErrDeletePending as well as ctx's error.
+// wraps zkrecipes.ErrDeletePending as well as ctx's error.
 //
 // Enter rides out disconnections. If the member's session is lost (or its
-// node deleted) while it waits, Enter returns an error wrapping ErrLost:
+// node deleted) while it waits, Enter returns an error wrapping zkrecipes.ErrLost:
 // the barrier may have opened without it. Calling Enter again enters anew.
 // Enter on a member that is in returns an error wrapping ErrEntered.
 func (d *Double) Enter(ctx context.Context) error {
@@ -162,7 +162,7 @@ func (e *entry) run(ctx context.Context) (int64, error) {
 func (e *entry) create(ctx context.Context) error {
 	cctx, cancel := e.d.cleanupCtx()
 	defer cancel()
-	_, err := e.d.c.CreateWithParents(cctx, e.own, e.d.data, zk.FlagEphemeral)
+	_, err := e.d.c.Create(cctx, e.own, e.d.data, zk.FlagEphemeral, client.WithParents())
 	if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		// ErrNodeExists: a retry found the node its lost reply made (the
 		// name is this call's own UUID).

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
 )
 
@@ -16,13 +16,13 @@ import (
 func ExampleBarrier() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	deployer, err := zkharness.ConnectExample(ctx)
+	deployer, err := itest.ConnectExample(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer deployer.Close()
-	worker, err := zkharness.ConnectExample(ctx)
+	worker, err := itest.ConnectExample(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -69,7 +69,7 @@ func ExampleDouble() {
 	const n = 3
 	var clients []*client.Client
 	for range n {
-		c, err := zkharness.ConnectExample(ctx)
+		c, err := itest.ConnectExample(ctx)
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
 )
@@ -19,31 +20,31 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := barrier.New(nil, "/b"); !errors.Is(err, barrier.ErrInvalidArgument) {
+	if _, err := barrier.New(nil, "/b"); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		t.Errorf("New(nil client): %v", err)
 	}
-	if _, err := barrier.NewDouble(nil, "/b", 2); !errors.Is(err, barrier.ErrInvalidArgument) {
+	if _, err := barrier.NewDouble(nil, "/b", 2); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		t.Errorf("NewDouble(nil client): %v", err)
 	}
 	for _, p := range []string{"", "b", "/", "/b/", "/a//b", "/a/../b", "/zookeeper", "/zookeeper/b", "/a\x00b"} {
 		_, err := barrier.New(c, p)
 		var pe *client.PathError
-		if !errors.Is(err, barrier.ErrInvalidPath) || !errors.As(err, &pe) {
+		if !errors.Is(err, zkrecipes.ErrInvalidPath) || !errors.As(err, &pe) {
 			t.Errorf("New(%q): %v, want a *client.PathError", p, err)
 		}
-		if _, err := barrier.NewDouble(c, p, 2); !errors.Is(err, barrier.ErrInvalidPath) {
+		if _, err := barrier.NewDouble(c, p, 2); !errors.Is(err, zkrecipes.ErrInvalidPath) {
 			t.Errorf("NewDouble(%q): %v", p, err)
 		}
 	}
 	for _, n := range []int{0, -1, -1 << 31} {
-		if _, err := barrier.NewDouble(c, "/b", n); !errors.Is(err, barrier.ErrInvalidArgument) {
+		if _, err := barrier.NewDouble(c, "/b", n); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 			t.Errorf("NewDouble(n=%d): %v", n, err)
 		}
 	}
-	if _, err := barrier.New(c, "/b", nil); !errors.Is(err, barrier.ErrInvalidArgument) {
+	if _, err := barrier.New(c, "/b", nil); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		t.Errorf("New(nil option): %v", err)
 	}
-	if _, err := barrier.NewDouble(c, "/b", 2, nil); !errors.Is(err, barrier.ErrInvalidArgument) {
+	if _, err := barrier.NewDouble(c, "/b", 2, nil); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		t.Errorf("NewDouble(nil option): %v", err)
 	}
 	if d, err := barrier.NewDouble(c, "/b", 1, barrier.WithData(nil)); err != nil || d.Members() != 1 || d.Path() != "/b" {
@@ -65,7 +66,7 @@ func TestUseWithoutServer(t *testing.T) {
 	b, _ := barrier.New(c, "/b")
 	d, _ := barrier.NewDouble(c, "/d", 2)
 	for what, err := range map[string]error{"Set": b.Set(ctx), "Wait": b.Wait(ctx), "Remove": b.Remove(ctx), "Enter": d.Enter(ctx)} {
-		if !errors.Is(err, client.ErrNotStarted) {
+		if !errors.Is(err, zkrecipes.ErrNotStarted) {
 			t.Errorf("%s before Start: %v, want ErrNotStarted", what, err)
 		}
 	}
@@ -89,7 +90,7 @@ func TestUseWithoutServer(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, barrier.ErrClosed) {
+		if !errors.Is(err, zkrecipes.ErrClosed) {
 			t.Errorf("%s after Close: %v, want ErrClosed", what, err)
 		}
 	}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // leaving is one Leave call's state.
@@ -33,14 +35,14 @@ type leaving struct {
 // arrivals, as in Curator) are not waited for.
 //
 // When ctx ends (or Close is called) first, the member's node is deleted
-// anyway (guaranteed delete; ErrDeletePending if it goes on in the
+// anyway (guaranteed delete; zkrecipes.ErrDeletePending if it goes on in the
 // background) and the error wraps ctx's: the member is out, without
 // having seen the others go.
 //
 // If the member's node was already gone when Leave began (its session was
 // lost while it was in the barrier, or someone deleted the node), the
 // others may have left without waiting for it: Leave still waits for them,
-// then returns an error wrapping ErrLost. Leave on a member that is not in
+// then returns an error wrapping zkrecipes.ErrLost. Leave on a member that is not in
 // returns an error wrapping ErrNotEntered. In every case the member is out
 // once Leave returns: Enter may follow.
 func (d *Double) Leave(ctx context.Context) error {
@@ -64,7 +66,7 @@ func (d *Double) Leave(ctx context.Context) error {
 	}
 	d.deleteReady(octx)
 	if l.lost {
-		return fmt.Errorf("zkrecipes: barrier %s: leave: %w: the node was gone before Leave", d.path, ErrLost)
+		return fmt.Errorf("zkrecipes: barrier %s: leave: %w: the node was gone before Leave", d.path, zkrecipes.ErrLost)
 	}
 	return nil
 }
@@ -181,6 +183,6 @@ func (d *Double) deleteReady(ctx context.Context) {
 		return
 	}
 	if err := d.c.Delete(ctx, d.ready, st.Version); err != nil && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrBadVersion) {
-		d.c.Logger().Warn("barrier: could not delete the ready node", "path", d.ready, "err", err)
+		access.Logger(d.c).Warn("barrier: could not delete the ready node", "path", d.ready, "err", err)
 	}
 }

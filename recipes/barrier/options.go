@@ -3,6 +3,7 @@ package barrier
 import (
 	"bytes"
 
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -27,13 +28,5 @@ func WithData(data []byte) Option {
 // apply runs opts over the defaults.
 func apply(opts []Option) (options, error) {
 	o := options{data: queue.DefaultData()}
-	for _, opt := range opts {
-		if opt == nil {
-			return o, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return o, err
-		}
-	}
-	return o, nil
+	return o, option.Apply("barrier", &o, opts)
 }

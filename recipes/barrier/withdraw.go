@@ -8,7 +8,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // fail ends an Enter that did not pass: the member's node goes (withdraw
@@ -26,13 +28,13 @@ func (e *entry) fail(ctx, octx context.Context, err error) error {
 		return fmt.Errorf("zkrecipes: barrier %s: enter: %w", d.path, err)
 	case errors.Is(err, errGone):
 		_ = d.drop(cctx, e.own, e.sess)
-		if errors.Is(e.sess.Err(), ErrClosed) {
-			return fmt.Errorf("zkrecipes: barrier %s: enter: %w", d.path, ErrClosed)
+		if errors.Is(e.sess.Err(), zkrecipes.ErrClosed) {
+			return fmt.Errorf("zkrecipes: barrier %s: enter: %w", d.path, errs.ClientClosed)
 		}
 		if e.sess.Err() != nil {
-			return fmt.Errorf("zkrecipes: barrier %s: enter: %w: %w", d.path, ErrLost, ErrSessionLost)
+			return fmt.Errorf("zkrecipes: barrier %s: enter: %w: %w", d.path, zkrecipes.ErrLost, zkrecipes.ErrSessionLost)
 		}
-		return fmt.Errorf("zkrecipes: barrier %s: enter: %w: node %s deleted", d.path, ErrLost, e.own)
+		return fmt.Errorf("zkrecipes: barrier %s: enter: %w: node %s deleted", d.path, zkrecipes.ErrLost, e.own)
 	case octx.Err() != nil && d.closing.Err() == nil:
 		round, werr := e.withdraw(cctx)
 		if werr == nil && round != 0 {
@@ -66,7 +68,7 @@ func (e *entry) fail(ctx, octx context.Context, err error) error {
 // node existed means the barrier opened with it, and withdraw returns that
 // round instead (the node stays: the member is in). When it cannot finish
 // within ctx it falls back to the guaranteed delete (error wrapping
-// ErrDeletePending).
+// zkrecipes.ErrDeletePending).
 func (e *entry) withdraw(ctx context.Context) (int64, error) {
 	d := e.d
 	const tries = 8

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 	"github.com/go-zkrecipes/zkrecipes/recipes/barrier"
 )
@@ -17,7 +18,7 @@ func TestZeroBarrier(t *testing.T) {
 	ctx := context.Background()
 	for name, b := range map[string]*barrier.Barrier{"zero": {}, "nil": nil} {
 		invalid := func(method string, err error) error {
-			if !errors.Is(err, barrier.ErrInvalidArgument) {
+			if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 				return fmt.Errorf("%s.%s: %v, want ErrInvalidArgument", name, method, err)
 			}
 			return nil
@@ -49,7 +50,7 @@ func TestZeroDouble(t *testing.T) {
 	ctx := context.Background()
 	for name, d := range map[string]*barrier.Double{"zero": {}, "nil": nil} {
 		invalid := func(method string, err error) error {
-			if !errors.Is(err, barrier.ErrInvalidArgument) {
+			if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 				return fmt.Errorf("%s.%s: %v, want ErrInvalidArgument", name, method, err)
 			}
 			return nil

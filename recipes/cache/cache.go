@@ -2,12 +2,16 @@ package cache
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
@@ -22,7 +26,7 @@ const (
 
 // Cache is a local view of one node or subtree kept current by watches: see
 // the package documentation. It is safe for concurrent use. A zero Cache
-// returns an error wrapping ErrInvalidArgument from every method that
+// returns an error wrapping zkrecipes.ErrInvalidArgument from every method that
 // returns an error, and nothing from the others.
 type Cache struct {
 	cl   *client.Client
@@ -32,15 +36,18 @@ type Cache struct {
 
 	stopCtx context.Context // cancelled by Close
 	stop    context.CancelFunc
-	wg      sync.WaitGroup // the loop, its reads, the subscribers' pumps
-	initCh  chan struct{}  // closed after the first full load
-	doneCh  chan struct{}  // closed when the loop has ended
+
+	closeOnce sync.Once
+	closeCtx  context.Context // Close's, set before stopCtx ends
+	wg        sync.WaitGroup  // the loop and its reads
+	initCh    chan struct{}   // closed after the first full load
+	doneCh    chan struct{}   // closed when the loop has ended
 
 	mu    sync.RWMutex
 	phase phase
 	index map[string]*entry // every entry, by path
 	root  *entry
-	subs  map[*pubsub.Sub[Event]]struct{}
+	hub   pubsub.Hub[Event] // Events' subscribers
 }
 
 // New returns a cache of the node at path (relative to the client's
@@ -48,23 +55,16 @@ type Cache struct {
 // does no I/O: Start begins the load.
 func New(c *client.Client, path string, opts ...Option) (*Cache, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return nil, err
 	}
 	o := options{maxDepth: noLimit, maxFlight: defaultFlight}
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	if err := option.Apply("cache "+path, &o, opts); err != nil {
+		return nil, err
 	}
-	if o.logger == nil {
-		o.logger = c.Logger()
-	}
+	o.logger = access.RecipeLogger(c, "cache", path)
 	ctx, stop := context.WithCancel(context.Background())
 	root := &entry{path: path}
 	return &Cache{
@@ -89,21 +89,50 @@ func (c *Cache) Path() string {
 	return c.path
 }
 
-// Start begins the first load in the background and keeps the view current
-// until Close. It does not wait: WaitInitialized does, and the Initialized
-// event tells. Subscribers (Events, Listen) that came before Start see every
-// event, from the first Created on.
-func (c *Cache) Start() error {
+// Start begins the first load and returns once it is done (the
+// Initialized event), or ctx ends, or the cache or its client closes. The
+// cache keeps its view current until Close; when ctx ends first, Start
+// returns ctx's error and the load goes on in the background (Close the
+// cache all the same). Subscribers (Events) that came before Start see
+// every event, from the first Created on. A second Start returns an error
+// wrapping zkrecipes.ErrAlreadyStarted, a Start after Close one wrapping
+// zkrecipes.ErrClosed (also when the client closes before the load is
+// done).
+func (c *Cache) Start(ctx context.Context) error {
 	if c == nil || c.cl == nil {
 		return errZero()
 	}
+	if err := c.begin(); err != nil {
+		return err
+	}
+	if isDone(c.doneCh) {
+		// The loop ended with the client: ErrClosed, every time (the select
+		// below would pick at random between initCh and doneCh once both
+		// are closed).
+		return c.closedErr()
+	}
+	select {
+	case <-c.initCh:
+		if isDone(c.doneCh) {
+			return c.closedErr()
+		}
+		return nil
+	case <-c.doneCh:
+		return c.closedErr()
+	case <-ctx.Done():
+		return fmt.Errorf("zkrecipes: start cache %s: %w", c.path, ctx.Err())
+	}
+}
+
+// begin starts the loop, once.
+func (c *Cache) begin() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch c.phase {
 	case started:
-		return errCacheAlreadyStarted
+		return life.AlreadyStarted
 	case closed:
-		return errCacheClosed
+		return life.Closed
 	}
 	// Subscribe before the first read: no notification of a watch that read
 	// sets can come before the subscription.
@@ -119,43 +148,14 @@ func (c *Cache) Start() error {
 		defer c.wg.Done()
 		// After the loop: also when the client closed under it. doneCh
 		// first, so that a subscriber that sees its channel closed finds
-		// the cache done (WaitInitialized: ErrClosed).
-		defer c.stopSubscribers()
+		// the cache done (Start: zkrecipes.ErrClosed).
+		defer c.hub.Close()
 		defer close(c.doneCh)
 		defer stopStates()
 		defer stopEvents()
 		l.run()
 	}()
 	return nil
-}
-
-// WaitInitialized waits until the first full load is done (the Initialized
-// event), ctx ends or the cache closes. Once the cache is closed, or its
-// client is, it returns ErrClosed, whether the load was done or not.
-func (c *Cache) WaitInitialized(ctx context.Context) error {
-	if c == nil || c.cl == nil {
-		return errZero()
-	}
-	c.mu.RLock()
-	ph := c.phase
-	c.mu.RUnlock()
-	switch {
-	case ph == idle:
-		return errCacheNotStarted
-	case ph == closed, isDone(c.doneCh):
-		// Closed, or the loop ended with the client: ErrClosed, every time
-		// (the select below would pick at random between initCh and doneCh
-		// once both are closed).
-		return c.closedErr()
-	}
-	select {
-	case <-c.initCh:
-		return nil
-	case <-c.doneCh:
-		return c.closedErr()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // closedErr is the error of a call on a cache whose loop is over (or never
@@ -165,9 +165,9 @@ func (c *Cache) closedErr() error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.phase == closed {
-		return errCacheClosed
+		return life.Closed
 	}
-	return ErrClosed
+	return errs.ClientClosed
 }
 
 // Initialized returns a channel that is closed once the first full load is
@@ -250,36 +250,35 @@ func (c *Cache) Len() int {
 	return n
 }
 
-// Close stops the cache: its reads end, every subscription's channel is
-// closed and listeners get nothing more (Close waits for a listener that is
-// running to return). The view is emptied. Close is idempotent. A cache
-// on a persistent watch removes it from the server (within a second: with
-// no connection it stays until the session ends); per-node watches stay
-// until they fire or the session ends.
-func (c *Cache) Close() error {
+// Close stops the cache: its reads end and every subscription's channel is
+// closed. The view is emptied. A cache on a persistent watch removes it
+// from the server, within ctx and at most a second (with no connection it
+// stays until the session ends); per-node watches stay until they fire or
+// the session ends. A second Close waits for the first to end and returns
+// the same result.
+func (c *Cache) Close(ctx context.Context) error {
 	if c == nil || c.cl == nil {
 		return errZero()
 	}
+	c.closeOnce.Do(func() { c.close(ctx) })
+	return nil
+}
+
+// close is the first Close.
+func (c *Cache) close(ctx context.Context) {
 	c.mu.Lock()
-	if c.phase == closed {
-		c.mu.Unlock()
-		return nil
-	}
 	wasStarted := c.phase == started
 	c.phase = closed
+	c.closeCtx = ctx
 	c.mu.Unlock()
 	c.stop()
 	if wasStarted {
 		<-c.doneCh
 	}
+	c.hub.Close()
 	c.mu.Lock()
-	subs := c.subs
-	c.subs = nil
 	c.index = map[string]*entry{}
 	c.mu.Unlock()
-	for s := range subs {
-		s.Stop()
-	}
 	c.wg.Wait()
-	return nil
+	c.hub.Wait()
 }

@@ -5,12 +5,11 @@
 //
 //	ch, _ := cache.New(c, "/services")           // no I/O: the whole subtree
 //	events, cancel := ch.Events()                // subscribe before Start to see the load
-//	ch.Start()                                   // loads and watches in the background
-//	ch.WaitInitialized(ctx)                      // after the first full load
+//	ch.Start(ctx)                                // returns after the first full load; kept current
 //	n, ok := ch.Get("/services/api")             // data and stat as last read
 //	kids := ch.Children("/services")             // sorted by path
 //	for ev := range events { ... }               // Created, Changed, Deleted, one Initialized
-//	ch.Close()
+//	ch.Close(ctx)                                // removes its watch from the server
 //
 // Views: WithSingleNode caches the root alone, WithDepth(1) the root and its
 // children, WithDepth(n) n levels; WithFilter leaves out nodes (and what is
@@ -24,14 +23,14 @@
 // between two reads shows as Changed too), Deleted when it leaves, children
 // before their parent, and Initialized once, after the first full load.
 // A parent's Created comes before its children's. Replayed on an empty map,
-// the events give the view. Each subscriber (Events, Listen) has its own
+// the events give the view. Each subscriber (each call of Events) has its own
 // unbounded queue, so a slow one delays no other and loses nothing. Get,
 // Children and Nodes are never older than the last event delivered: the view
 // is updated before the event is queued.
 //
 // # Faults
 //
-// A reconnect within the session brings no storm: go-zookeeper sets the
+// A reconnect within the session brings no storm: the client sets the
 // watches again, the server fires those whose nodes changed meanwhile, and
 // only those nodes are read again, so changes made while the cache was
 // disconnected arrive as the right events. After a session loss every watch

@@ -1,8 +1,7 @@
 package cache
 
 import (
-	"fmt"
-
+	"github.com/go-zkrecipes/zkrecipes/internal/enum"
 	"github.com/go-zookeeper/zk"
 )
 
@@ -39,17 +38,7 @@ const (
 
 // String names the type as Curator's CuratorCacheListener does.
 func (t EventType) String() string {
-	switch t {
-	case Created:
-		return "NODE_CREATED"
-	case Changed:
-		return "NODE_CHANGED"
-	case Deleted:
-		return "NODE_DELETED"
-	case Initialized:
-		return "INITIALIZED"
-	}
-	return fmt.Sprintf("EventType(%d)", int(t))
+	return enum.Name(t, Created, "EventType", "NODE_CREATED", "NODE_CHANGED", "NODE_DELETED", "INITIALIZED")
 }
 
 // Event is one change of the cache's view.

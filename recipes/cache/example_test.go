@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 )
 
 // connect starts a client with a session of its own, standing for one
 // process, on the examples' throwaway server.
-func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
+func connect(ctx context.Context) (*client.Client, error) { return itest.ConnectExample(ctx) }
 
 // One process keeps a cache of the services registered under a path (the
 // path and its children: WithDepth(1)); another registers, updates and
@@ -37,7 +37,7 @@ func ExampleCache() {
 	defer watcher.Close()
 
 	const dir = "/examples/cache/services"
-	if _, err := admin.CreateWithParents(ctx, dir+"/api", []byte("10.0.0.1:8080"), 0); err != nil {
+	if _, err := admin.Create(ctx, dir+"/api", []byte("10.0.0.1:8080"), 0, client.WithParents()); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -49,11 +49,12 @@ func ExampleCache() {
 	}
 	events, stop := ch.Events() // before Start: the initial load's events too
 	defer stop()
-	if err := ch.Start(); err != nil {
+	// Close also when Start fails: the cache goes on loading until Close.
+	defer ch.Close(ctx)
+	if err := ch.Start(ctx); err != nil { // returns after the first full load
 		fmt.Println(err)
 		return
 	}
-	defer ch.Close()
 
 	// next prints the cache's next event.
 	next := func() {
@@ -80,7 +81,7 @@ func ExampleCache() {
 
 	admin.Delete(ctx, dir+"/web", -1)
 	next()
-	admin.Delete(ctx, dir, -1) // a container, made by CreateWithParents: the server may have reaped it already
+	admin.Delete(ctx, dir, -1) // a container, made by Create with WithParents: the server may have reaped it already
 	next()
 	// Output:
 	// NODE_CREATED /examples/cache/services

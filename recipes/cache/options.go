@@ -1,6 +1,10 @@
 package cache
 
-import "log/slog"
+import (
+	"log/slog"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+)
 
 // Option configures a Cache.
 type Option func(*options) error
@@ -24,12 +28,12 @@ const defaultFlight = 128
 // WithDepth caches the root and depth levels below it: 1 is the root and its
 // children (Curator's PathChildrenCache), 2 adds grandchildren, and so on.
 // Without it every level is cached (Curator's TreeCache and CuratorCache).
-// A depth below 1 is an error wrapping ErrInvalidArgument; for the root
+// A depth below 1 is an error wrapping zkrecipes.ErrInvalidArgument; for the root
 // alone use WithSingleNode.
 func WithDepth(depth int) Option {
 	return func(o *options) error {
 		if depth < 1 {
-			return invalidArg("depth %d: must be at least 1 (WithSingleNode caches the root alone)", depth)
+			return errs.Invalid("depth %d: must be at least 1 (WithSingleNode caches the root alone)", depth)
 		}
 		o.maxDepth = depth
 		return nil
@@ -50,11 +54,11 @@ func WithSingleNode() Option {
 // in one function). It is called with a node's path, relative to the
 // client's namespace, on the cache's own goroutine, and must be quick and
 // must not call the cache. The root is always cached. A nil keep is an
-// error wrapping ErrInvalidArgument.
+// error wrapping zkrecipes.ErrInvalidArgument.
 func WithFilter(keep func(path string) bool) Option {
 	return func(o *options) error {
 		if keep == nil {
-			return invalidArg("nil filter")
+			return errs.Invalid("nil filter")
 		}
 		o.filter = keep
 		return nil
@@ -68,18 +72,6 @@ func WithFilter(keep func(path string) bool) Option {
 func WithoutData() Option {
 	return func(o *options) error {
 		o.noData = true
-		return nil
-	}
-}
-
-// WithLogger sets where the cache reports reads that failed and are retried
-// (default: the client's logger).
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return invalidArg("nil logger")
-		}
-		o.logger = l
 		return nil
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -29,9 +30,14 @@ import (
 // lists everything again, keeping only the differences, as Curator's
 // CuratorCache does. Close removes the watch from the server.
 
-// removeWithin bounds Close's removal of the watch: with no connection it
-// stays on the server until the session ends.
+// removeWithin bounds Close's removal of the watch (Close's ctx may bound
+// it more): with no connection it stays on the server until the session
+// ends.
 const removeWithin = time.Second
+
+// notStartedPoll is how often a cache started before its client looks
+// whether the client has started.
+const notStartedPoll = 50 * time.Millisecond
 
 // setupWatch sets the persistent watch when the cache can use one, and
 // stops the per-node notifications then. It reports false when the cache
@@ -43,6 +49,18 @@ func (l *loop) setupWatch() bool {
 		return true
 	}
 	w, err := c.cl.AddWatch(c.stopCtx, c.path, true)
+	for errors.Is(err, zkrecipes.ErrNotStarted) {
+		// Started before its client: wait for the client rather than fall
+		// back to a watch per node for good.
+		t := time.NewTimer(notStartedPoll)
+		select {
+		case <-t.C:
+		case <-c.stopCtx.Done():
+			t.Stop()
+			return false
+		}
+		w, err = c.cl.AddWatch(c.stopCtx, c.path, true)
+	}
 	switch {
 	case err == nil:
 		l.watch = w
@@ -50,7 +68,7 @@ func (l *loop) setupWatch() bool {
 		l.stopEvents()
 		l.events = nil
 		return true
-	case c.stopCtx.Err() != nil, errors.Is(err, client.ErrClosed):
+	case c.stopCtx.Err() != nil, errors.Is(err, zkrecipes.ErrClosed):
 		return false
 	case errors.Is(err, client.ErrWatchUnsupported):
 		c.log.Debug("zkrecipes: cache: the server has no persistent watches; a watch per node", "path", c.path)
@@ -65,7 +83,13 @@ func (l *loop) removeWatch() {
 	if l.watch == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), removeWithin)
+	l.c.mu.RLock()
+	parent := l.c.closeCtx
+	l.c.mu.RUnlock()
+	if parent == nil {
+		parent = context.Background() // the loop ended with the client
+	}
+	ctx, cancel := context.WithTimeout(parent, removeWithin)
 	defer cancel()
 	if err := l.watch.Remove(ctx); err != nil {
 		l.c.log.Debug("zkrecipes: cache: its persistent watch stays on the server until the session ends", "path", l.c.path, "error", err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
@@ -20,15 +21,14 @@ import (
 // others, and no panic.
 func zeroChecks(ctx context.Context, what string, c *cache.Cache) map[string]func() error {
 	invalid := func(method string, err error) error {
-		if !errors.Is(err, cache.ErrInvalidArgument) {
+		if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 			return fmt.Errorf("%s.%s: %v, want ErrInvalidArgument", what, method, err)
 		}
 		return nil
 	}
 	return map[string]func() error{
-		"Path":            func() error { return nonEmpty(what+".Path", c.Path()) },
-		"Start":           func() error { return invalid("Start", c.Start()) },
-		"WaitInitialized": func() error { return invalid("WaitInitialized", c.WaitInitialized(ctx)) },
+		"Path":  func() error { return nonEmpty(what+".Path", c.Path()) },
+		"Start": func() error { return invalid("Start", c.Start(ctx)) },
 		"Initialized": func() error {
 			if c.Initialized() != nil {
 				return fmt.Errorf("%s.Initialized: a channel", what)
@@ -53,14 +53,7 @@ func zeroChecks(ctx context.Context, what string, c *cache.Cache) map[string]fun
 			}
 			return nil
 		},
-		"Listen": func() error {
-			remove, err := c.Listen(func(cache.Event) {})
-			if remove != nil {
-				return fmt.Errorf("%s.Listen: a remove function", what)
-			}
-			return invalid("Listen", err)
-		},
-		"Close": func() error { return invalid("Close", c.Close()) },
+		"Close": func() error { return invalid("Close", c.Close(ctx)) },
 	}
 }
 
@@ -77,7 +70,7 @@ func nonEmpty(what string, v any) error {
 // as a zero value must (see zeroChecks) and none panics or blocks. No
 // server.
 func TestZeroCache(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // WaitInitialized must not need it
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // Start must not need it
 	defer cancel()
 	var names []string
 	for what, c := range map[string]*cache.Cache{"zero Cache": {}, "nil *Cache": nil} {
@@ -93,7 +86,7 @@ func TestZeroCache(t *testing.T) {
 // TestNewArguments: bad arguments are refused by New, before any I/O, with
 // typed errors.
 func TestNewArguments(t *testing.T) {
-	if _, err := cache.New(nil, "/c"); !errors.Is(err, cache.ErrInvalidArgument) {
+	if _, err := cache.New(nil, "/c"); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		t.Errorf("nil client: %v", err)
 	}
 	c, err := client.New(client.WithServers("127.0.0.1:1"))
@@ -104,7 +97,7 @@ func TestNewArguments(t *testing.T) {
 	for _, p := range []string{"", "c", "/c/", "/a//b", "/a/./b", "/zookeeper/x", "/a\x00b"} {
 		_, err := cache.New(c, p)
 		var pe *client.PathError
-		if !errors.Is(err, cache.ErrInvalidPath) || !errors.As(err, &pe) {
+		if !errors.Is(err, zkrecipes.ErrInvalidPath) || !errors.As(err, &pe) {
 			t.Errorf("path %q: %v", p, err)
 		}
 	}
@@ -113,20 +106,20 @@ func TestNewArguments(t *testing.T) {
 		"depth 0":      cache.WithDepth(0),
 		"depth -1":     cache.WithDepth(-1),
 		"nil filter":   cache.WithFilter(nil),
-		"nil logger":   cache.WithLogger(nil),
 		"depth -1<<40": cache.WithDepth(-1 << 40),
 	}
 	for what, opt := range bad {
-		if ch, err := cache.New(c, "/c", cache.WithoutData(), opt); !errors.Is(err, cache.ErrInvalidArgument) || ch != nil {
+		if ch, err := cache.New(c, "/c", cache.WithoutData(), opt); !errors.Is(err, zkrecipes.ErrInvalidArgument) || ch != nil {
 			t.Errorf("%s: %v, %v", what, ch, err)
 		}
 	}
 }
 
-// TestLifecycleErrors: before Start and after Close each call answers
-// with its typed error, which says that the cache (not the client) is not
-// started or closed (no server: Start is never called on a live client
-// here).
+// TestLifecycleErrors: a Start whose ctx ends before the first load (no
+// server: the client is never started) returns ctx's error, naming the
+// cache; a second Start, and every call after Close, answers with its typed
+// error, which says that the cache (not the client) is started already or
+// closed.
 func TestLifecycleErrors(t *testing.T) {
 	c, err := client.New(client.WithServers("127.0.0.1:1"))
 	if err != nil {
@@ -141,30 +134,37 @@ func TestLifecycleErrors(t *testing.T) {
 		t.Errorf("Path: %q", ch.Path())
 	}
 	ctx := context.Background()
-	wantErr(t, "WaitInitialized before Start", ch.WaitInitialized(ctx), cache.ErrNotStarted, "zkrecipes: cache is not started")
-	if _, err := ch.Listen(nil); !errors.Is(err, cache.ErrInvalidArgument) {
-		t.Errorf("Listen(nil): %v", err)
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	wantErr(t, "Start without a session", ch.Start(short), context.DeadlineExceeded, "zkrecipes: start cache /c")
+	if isClosed(ch.Initialized()) {
+		t.Error("Initialized closed without a load")
 	}
-	if err := ch.Close(); err != nil {
+	wantErr(t, "second Start", ch.Start(ctx), zkrecipes.ErrAlreadyStarted, "zkrecipes: cache is already started")
+	if err := ch.Close(ctx); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if err := ch.Close(); err != nil {
+	if err := ch.Close(ctx); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	wantErr(t, "Start after Close", ch.Start(), cache.ErrClosed, "zkrecipes: cache is closed")
-	wantErr(t, "WaitInitialized after Close", ch.WaitInitialized(ctx), cache.ErrClosed, "zkrecipes: cache is closed")
-	remove, err := ch.Listen(func(cache.Event) {})
-	wantErr(t, "Listen after Close", err, cache.ErrClosed, "zkrecipes: cache is closed")
-	if remove != nil {
-		t.Error("Listen after Close: a remove function")
-	}
-	events, cancel := ch.Events()
-	defer cancel()
+	wantErr(t, "Start after Close", ch.Start(ctx), zkrecipes.ErrClosed, "zkrecipes: cache is closed")
+	events, cancelEvents := ch.Events()
+	defer cancelEvents()
 	if _, ok := <-events; ok {
 		t.Error("Events after Close: an open channel")
 	}
 	if ch.Len() != 0 || len(ch.Nodes()) != 0 {
 		t.Error("a closed cache has nodes")
+	}
+}
+
+// isClosed reports whether ch is closed, without waiting.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 

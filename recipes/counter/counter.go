@@ -9,7 +9,11 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -17,7 +21,7 @@ import (
 // Counter is Curator's DistributedAtomicLong: an int64 in one ZooKeeper
 // node, updated by compare-and-set (see the package documentation). A
 // Counter is safe for concurrent use; its updates run one at a time. A zero
-// Counter returns an error wrapping ErrInvalidArgument from every method.
+// Counter returns an error wrapping zkrecipes.ErrInvalidArgument from every method.
 type Counter struct {
 	cl     *client.Client
 	path   string
@@ -52,23 +56,17 @@ type reading struct {
 // an update), with missing parents as container nodes, as in Curator.
 func New(c *client.Client, path string, opts ...Option) (*Counter, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return nil, err
 	}
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		opt(&o)
-	}
-	if o.err != nil {
-		return nil, o.err
+	if err := option.Apply("counter "+path, &o, opts); err != nil {
+		return nil, err
 	}
 	if o.policy == nil {
-		o.policy = c.RetryPolicy()
+		o.policy = access.RetryPolicy(c)
 	}
 	ct := &Counter{cl: c, path: path, full: underNamespace(c.Namespace(), path), policy: o.policy,
 		gate: make(chan struct{}, 1)}
@@ -135,7 +133,7 @@ func (c *Counter) ForceSet(ctx context.Context, n int64) error {
 	data := encode(n)
 	st, err := c.cl.Set(ctx, c.path, data, -1)
 	if errors.Is(err, zk.ErrNoNode) {
-		_, err = c.cl.CreateWithParents(ctx, c.path, data, zk.FlagPersistent)
+		_, err = c.cl.Create(ctx, c.path, data, zk.FlagPersistent, client.WithParents())
 		if err == nil {
 			st = &zk.Stat{Version: 0}
 		} else if errors.Is(err, zk.ErrNodeExists) {
@@ -164,7 +162,7 @@ func (c *Counter) Initialize(ctx context.Context, n int64) (bool, error) {
 	if err := c.usable(ctx); err != nil {
 		return false, c.wrap("initialize", err)
 	}
-	_, err := c.cl.CreateWithParents(ctx, c.path, encode(n), zk.FlagPersistent)
+	_, err := c.cl.Create(ctx, c.path, encode(n), zk.FlagPersistent, client.WithParents())
 	switch {
 	case err == nil:
 		c.remember(reading{known: true, exists: true, value: n, version: 0})
@@ -201,7 +199,7 @@ func (c *Counter) failed(what string, n int64, version int32, err error) error {
 func refused(err error) bool {
 	for _, e := range []error{zk.ErrNoNode, zk.ErrNodeExists, zk.ErrBadVersion, zk.ErrNoAuth, zk.ErrInvalidACL,
 		zk.ErrBadArguments, zk.ErrInvalidPath, zk.ErrNoChildrenForEphemerals, zk.ErrSessionExpired,
-		zk.ErrAuthFailed, client.ErrInvalidArgument, client.ErrInvalidPath, client.ErrNotStarted} {
+		zk.ErrAuthFailed, zkrecipes.ErrInvalidArgument, zkrecipes.ErrInvalidPath, zkrecipes.ErrNotStarted} {
 		if errors.Is(err, e) {
 			return true
 		}

@@ -49,7 +49,7 @@
 //	nil, Succeeded false      CompareAndSet only: the value was not the expected one
 //	ErrContention             other writers won every try (and the lock, if any, was not had in time)
 //	ErrMaybeApplied           the write went out and its answer was lost: it may have been made
-//	anything else             not written (ctx ended, a *BadDataError, ErrClosed, a server's refusal)
+//	anything else             not written (ctx ended, a *BadDataError, zkrecipes.ErrClosed, a server's refusal)
 //
 // Only ErrMaybeApplied (a *MaybeAppliedError) leaves the counter possibly
 // changed. Curator cannot tell this case apart: its client retries a

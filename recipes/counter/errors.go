@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
-// The errors of this package. The sentinels shared with package client are
-// the same values, so errors.Is matches either spelling.
+// The errors of this package. The errors it shares with the others are
+// zkrecipes' (ErrClosed, ErrInvalidArgument, ...).
 var (
 	// ErrMaybeApplied is wrapped by a *MaybeAppliedError: a write went out
 	// and its answer was lost (the connection dropped, ctx ended, the client
@@ -24,16 +24,6 @@ var (
 	// ErrBadData is wrapped by a *BadDataError: the node's data is not a
 	// counter.
 	ErrBadData = errors.New("zkrecipes: node data is not an 8-byte counter")
-	// ErrInvalidArgument is wrapped by errors about bad arguments (a nil
-	// client, a nil option, a bad promoted lock) and by every error of a
-	// zero Counter.
-	ErrInvalidArgument = client.ErrInvalidArgument
-	// ErrInvalidPath is wrapped by a *client.PathError for a bad counter or
-	// lock path.
-	ErrInvalidPath = client.ErrInvalidPath
-	// ErrClosed is wrapped by the error of every call once the client is
-	// closed.
-	ErrClosed = client.ErrClosed
 )
 
 // MaybeAppliedError is the error of a call whose write went out but whose
@@ -43,7 +33,7 @@ var (
 // every writer's history (each successful write makes exactly one version:
 // see Result.Version). It wraps ErrMaybeApplied and, unless it is a
 // connection error that retry.IsRetryable would take as a reason to retry,
-// its cause Err (ctx's error, ErrClosed).
+// its cause Err (ctx's error, zkrecipes.ErrClosed).
 type MaybeAppliedError struct {
 	Path    string // the counter's path, relative to the client's namespace
 	Version int32  // the node's version the write required
@@ -82,9 +72,5 @@ func (e *BadDataError) Error() string {
 // Unwrap lets errors.Is(err, ErrBadData) match.
 func (e *BadDataError) Unwrap() error { return ErrBadData }
 
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
-}
-
 // errZero is the error of every call on a Counter not made by New.
-func errZero() error { return invalidArg("zero or nil Counter: make one with New") }
+func errZero() error { return errs.Invalid("zero or nil Counter: make one with New") }

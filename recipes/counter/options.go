@@ -4,16 +4,16 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
 // Option configures a Counter.
-type Option func(*options)
+type Option func(*options) error
 
 type options struct {
 	policy retry.Policy
 	lock   *PromotedLock
-	err    error // the first bad option, reported by New
 }
 
 // WithRetryPolicy sets the policy of the optimistic tries: after a try that
@@ -21,12 +21,12 @@ type options struct {
 // sleep (Curator's retryPolicy argument). Default: the client's retry
 // policy (client.Client.RetryPolicy). A nil policy is refused by New.
 func WithRetryPolicy(p retry.Policy) Option {
-	return func(o *options) {
+	return func(o *options) error {
 		if p == nil {
-			o.fail(invalidArg("nil retry policy"))
-			return
+			return errs.Invalid("nil retry policy")
 		}
 		o.policy = p
+		return nil
 	}
 }
 
@@ -51,21 +51,14 @@ type PromotedLock struct {
 // lock l and try again under it. New refuses an invalid path (a
 // *client.PathError) and a negative timeout.
 func WithPromotedLock(l PromotedLock) Option {
-	return func(o *options) {
+	return func(o *options) error {
 		if err := client.ValidatePath(l.Path); err != nil {
-			o.fail(err)
-			return
+			return err
 		}
 		if l.Timeout < 0 {
-			o.fail(invalidArg("negative promoted lock timeout %v", l.Timeout))
-			return
+			return errs.Invalid("negative promoted lock timeout %v", l.Timeout)
 		}
 		o.lock = &l
-	}
-}
-
-func (o *options) fail(err error) {
-	if o.err == nil {
-		o.err = err
+		return nil
 	}
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -236,13 +238,13 @@ func (c *Counter) slowTry(ctx context.Context, p plan) (step, error) {
 }
 
 // closedCause is err, or, when the client has closed (go-zookeeper then
-// fails the requests in flight with zk.ErrClosing), ErrClosed with err's
+// fails the requests in flight with zk.ErrClosing), zkrecipes.ErrClosed with err's
 // text.
 func (c *Counter) closedCause(err error) error {
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, cerr := c.cl.Conn(done); errors.Is(cerr, ErrClosed) && !errors.Is(err, ErrClosed) {
-		return fmt.Errorf("%w (%v)", ErrClosed, err)
+	if _, cerr := c.cl.Conn(done); errors.Is(cerr, zkrecipes.ErrClosed) && !errors.Is(err, zkrecipes.ErrClosed) {
+		return fmt.Errorf("%w (%v)", zkrecipes.ErrClosed, err)
 	}
 	return err
 }
@@ -262,7 +264,7 @@ func (c *Counter) readFor(ctx context.Context, overwrite bool) (reading, error) 
 // parents, and returns the reading to write over: the empty node at
 // version 0 if this call made it, else a fresh read.
 func (c *Counter) make(ctx context.Context, overwrite bool) (reading, error) {
-	_, err := c.cl.CreateWithParents(ctx, c.path, nil, zk.FlagPersistent)
+	_, err := c.cl.Create(ctx, c.path, nil, zk.FlagPersistent, client.WithParents())
 	switch {
 	case err == nil:
 		r := reading{known: true, exists: true, version: 0}
@@ -301,7 +303,7 @@ const unlockWait = 2 * time.Second
 func (c *Counter) unlock(ctx context.Context) {
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockWait)
 	defer cancel()
-	if err := c.lock.Unlock(uctx); err != nil && !errors.Is(err, client.ErrDeletePending) {
-		c.cl.Logger().Warn("counter: releasing the promoted lock failed", "path", c.path, "lock", c.lock.Path(), "err", err)
+	if err := c.lock.Unlock(uctx); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
+		access.Logger(c.cl).Warn("counter: releasing the promoted lock failed", "path", c.path, "lock", c.lock.Path(), "err", err)
 	}
 }

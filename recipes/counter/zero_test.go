@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 	"github.com/go-zkrecipes/zkrecipes/recipes/counter"
@@ -23,7 +24,7 @@ func TestZeroCounter(t *testing.T) {
 	for what, c := range map[string]*counter.Counter{"zero Counter": {}, "nil *Counter": nil} {
 		ctx := context.Background()
 		invalid := func(method string, r counter.Result, err error) error {
-			if !errors.Is(err, counter.ErrInvalidArgument) {
+			if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 				return fmt.Errorf("%s.%s: err = %v, want one wrapping ErrInvalidArgument", what, method, err)
 			}
 			if r.Succeeded {
@@ -64,7 +65,7 @@ func TestZeroCounter(t *testing.T) {
 // errors; a client that is not started or is closed gives typed errors too.
 func TestNewArguments(t *testing.T) {
 	_, err := counter.New(nil, "/c")
-	if !errors.Is(err, counter.ErrInvalidArgument) {
+	if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		t.Errorf("nil client: %v", err)
 	}
 	c, err := client.New(client.WithServers("127.0.0.1:1"))
@@ -74,11 +75,11 @@ func TestNewArguments(t *testing.T) {
 	for _, p := range []string{"", "c", "/c/", "/a//b", "/zookeeper/x", "/a/./b"} {
 		_, err := counter.New(c, p)
 		var pe *client.PathError
-		if !errors.Is(err, counter.ErrInvalidPath) || !errors.As(err, &pe) {
+		if !errors.Is(err, zkrecipes.ErrInvalidPath) || !errors.As(err, &pe) {
 			t.Errorf("path %q: %v", p, err)
 		}
 		_, err = counter.New(c, "/c", counter.WithPromotedLock(counter.PromotedLock{Path: p}))
-		if !errors.Is(err, counter.ErrInvalidPath) || !errors.As(err, &pe) {
+		if !errors.Is(err, zkrecipes.ErrInvalidPath) || !errors.As(err, &pe) {
 			t.Errorf("lock path %q: %v", p, err)
 		}
 	}
@@ -88,7 +89,7 @@ func TestNewArguments(t *testing.T) {
 		"negative timeout": counter.WithPromotedLock(counter.PromotedLock{Path: "/l", Timeout: -time.Second}),
 	}
 	for what, opt := range bad {
-		if _, err := counter.New(c, "/c", opt); !errors.Is(err, counter.ErrInvalidArgument) {
+		if _, err := counter.New(c, "/c", opt); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 			t.Errorf("%s: %v", what, err)
 		}
 	}
@@ -102,10 +103,10 @@ func TestNewArguments(t *testing.T) {
 		t.Errorf("Path = %q", ct.Path())
 	}
 	ctx := context.Background()
-	if _, err := ct.Increment(ctx); !errors.Is(err, client.ErrNotStarted) {
+	if _, err := ct.Increment(ctx); !errors.Is(err, zkrecipes.ErrNotStarted) {
 		t.Errorf("Increment before the client started: %v", err)
 	}
-	if err := ct.ForceSet(ctx, 1); !errors.Is(err, client.ErrNotStarted) || errors.Is(err, counter.ErrMaybeApplied) {
+	if err := ct.ForceSet(ctx, 1); !errors.Is(err, zkrecipes.ErrNotStarted) || errors.Is(err, counter.ErrMaybeApplied) {
 		t.Errorf("ForceSet before the client started: %v", err)
 	}
 	if err := c.Close(); err != nil {
@@ -119,7 +120,7 @@ func TestNewArguments(t *testing.T) {
 		"ForceSet":      ct.ForceSet(ctx, 1),
 		"Initialize":    second(ct.Initialize(ctx, 1)),
 	} {
-		if !errors.Is(err, counter.ErrClosed) || errors.Is(err, counter.ErrMaybeApplied) {
+		if !errors.Is(err, zkrecipes.ErrClosed) || errors.Is(err, counter.ErrMaybeApplied) {
 			t.Errorf("%s after the client closed: %v, want ErrClosed (and no maybe)", what, err)
 		}
 	}
@@ -139,8 +140,8 @@ func TestMaybeAppliedUnwrap(t *testing.T) {
 	if !errors.Is(ctxErr, counter.ErrMaybeApplied) || !errors.Is(ctxErr, context.DeadlineExceeded) || retry.IsRetryable(ctxErr) {
 		t.Errorf("ctx ended: %v", ctxErr)
 	}
-	closed := &counter.MaybeAppliedError{Path: "/c", Err: counter.ErrClosed}
-	if !errors.Is(closed, counter.ErrClosed) || retry.IsRetryable(closed) {
+	closed := &counter.MaybeAppliedError{Path: "/c", Err: zkrecipes.ErrClosed}
+	if !errors.Is(closed, zkrecipes.ErrClosed) || retry.IsRetryable(closed) {
 		t.Errorf("closed: %v", closed)
 	}
 	var bad error = &counter.BadDataError{Path: "/c", Data: []byte("foo")}

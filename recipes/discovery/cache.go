@@ -6,7 +6,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 )
@@ -23,25 +25,26 @@ const (
 // watches (Curator's ServiceCache): a recipes/cache Cache of base/name and
 // its children, each child's data decoded as an instance. A child whose
 // data is no instance is left out (and logged). It is safe for concurrent
-// use. A zero Cache returns an error wrapping ErrInvalidArgument from every
+// use. A zero Cache returns an error wrapping zkrecipes.ErrInvalidArgument from every
 // method that returns an error, and nothing from the others.
 type Cache struct {
 	d    *Discovery
 	name string
 	path string
 	cc   *cache.Cache
-	errs *lifeErrors // what its errors call it: a service cache, or a provider
+	errs *errs.Life // what its errors call it: a service cache, or a provider
 
-	wg       sync.WaitGroup // the pump and the subscribers' queues (not the listeners: see Close)
+	wg       sync.WaitGroup // the pump
 	initCh   chan struct{}  // closed after the initial load
 	initOnce sync.Once
 	doneCh   chan struct{} // closed when the pump has ended
 
+	closeOnce sync.Once
+
 	mu        sync.RWMutex
 	phase     phase
 	instances map[string]Instance // by node name
-	subs      map[*pubsub.Sub[Event]]struct{}
-	listeners map[*listener]struct{} // Listen's goroutines still running
+	hub       pubsub.Hub[Event]   // Events' subscribers
 }
 
 // NewCache returns a cache of service name's instances. It does no I/O:
@@ -49,22 +52,22 @@ type Cache struct {
 func (d *Discovery) NewCache(name string) (*Cache, error) { return d.newCache(name, cacheErrors) }
 
 // newCache is NewCache, for a cache whose errors say what e says.
-func (d *Discovery) newCache(name string, e *lifeErrors) (*Cache, error) {
+func (d *Discovery) newCache(name string, e *errs.Life) (*Cache, error) {
 	if err := d.usable(); err != nil {
 		return nil, err
 	}
 	if reason := checkSegment(name); reason != "" {
-		return nil, invalidArg("service name %q: %s", name, reason)
+		return nil, errs.Invalid("service name %q: %s", name, reason)
 	}
 	p := d.pathForName(name)
-	cc, err := cache.New(d.c, p, cache.WithDepth(1), cache.WithLogger(d.log))
+	cc, err := cache.New(d.c, p, cache.WithDepth(1))
 	if err != nil {
 		return nil, err
 	}
 	ch := &Cache{d: d, name: name, path: p, cc: cc, errs: e, initCh: make(chan struct{}), doneCh: make(chan struct{}),
 		instances: map[string]Instance{}}
 	if !d.track(ch) {
-		_ = cc.Close()
+		_ = cc.Close(context.Background()) // never started: no I/O
 		return nil, errDiscoveryClosed
 	}
 	return ch, nil
@@ -81,13 +84,13 @@ func (ch *Cache) Name() string {
 // Start loads the cache and keeps it current until Close (Curator's
 // start). It returns nil once the initial load is done; when ctx ends first
 // it returns ctx's error and the load goes on in the background (Close stops
-// it). Subscribers (Events, Listen) that came before Start see the load's
+// it). Subscribers (Events) that came before Start see the load's
 // Added events and Initialized.
 //
 // Start returns nil only if, when it returns, the load is done and neither
 // the cache nor its client is closed: a close that happened before Start
 // returns, even right after the load, makes it return an error wrapping
-// ErrClosed (the cache's own after Close, else the client's), whatever the
+// zkrecipes.ErrClosed (the cache's own after Close, else the client's), whatever the
 // order in which Start noticed the load and the close.
 func (ch *Cache) Start(ctx context.Context) error {
 	if ch == nil || ch.cc == nil {
@@ -97,21 +100,21 @@ func (ch *Cache) Start(ctx context.Context) error {
 	switch ch.phase {
 	case started:
 		ch.mu.Unlock()
-		return ch.errs.alreadyStarted
+		return ch.errs.AlreadyStarted
 	case closed:
 		ch.mu.Unlock()
-		return ch.errs.closed
+		return ch.errs.Closed
 	}
 	events, cancel := ch.cc.Events()
-	if err := ch.cc.Start(); err != nil {
-		cancel()
-		ch.mu.Unlock()
-		return err
-	}
 	ch.phase = started
 	ch.wg.Add(1)
 	go ch.pump(events, cancel)
 	ch.mu.Unlock()
+	// The cache's Start returns with its load (or ctx); the pump's
+	// Initialized, which the select below waits for, follows it.
+	if err := ch.cc.Start(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, zkrecipes.ErrClosed) {
+		return err
+	}
 	select {
 	case <-ch.initCh:
 	case <-ch.doneCh:
@@ -144,7 +147,7 @@ func clientClosed(c *client.Client) bool {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := c.WaitSession(ctx)
-	return errors.Is(err, client.ErrClosed)
+	return errors.Is(err, zkrecipes.ErrClosed)
 }
 
 // closedErr is the error of a call on a cache whose pump is over (or never
@@ -154,9 +157,9 @@ func (ch *Cache) closedErr() error {
 	ch.mu.RLock()
 	defer ch.mu.RUnlock()
 	if ch.phase == closed {
-		return ch.errs.closed
+		return ch.errs.Closed
 	}
-	return ErrClosed
+	return errs.ClientClosed
 }
 
 // Initialized returns a channel that is closed once the initial load is
@@ -186,12 +189,12 @@ func (ch *Cache) list() ([]Instance, error) {
 	defer ch.mu.RUnlock()
 	switch ch.phase {
 	case idle:
-		return nil, ch.errs.notStarted
+		return nil, ch.errs.NotStarted
 	case closed:
-		return nil, ch.errs.closed
+		return nil, ch.errs.Closed
 	}
 	if gone || isDone(ch.doneCh) {
-		return nil, ErrClosed // the client closed
+		return nil, errs.ClientClosed // the client closed
 	}
 	out := make([]Instance, 0, len(ch.instances))
 	for _, inst := range ch.instances {
@@ -205,8 +208,8 @@ func (ch *Cache) list() ([]Instance, error) {
 func (ch *Cache) pump(events <-chan cache.Event, cancel func()) {
 	defer ch.wg.Done()
 	// doneCh first, as in package cache, so that a subscriber that sees
-	// its channel closed finds the cache done (ErrClosed).
-	defer ch.stopSubscribers()
+	// its channel closed finds the cache done (zkrecipes.ErrClosed).
+	defer ch.hub.Close()
 	defer close(ch.doneCh)
 	defer cancel()
 	for ev := range events {
@@ -253,45 +256,34 @@ func (ch *Cache) apply(ev cache.Event) {
 }
 
 // Close stops the cache: its watches' notifications are ignored, every
-// subscription's channel is closed and listeners get nothing more. The
-// view is emptied. Close waits for the listeners' calls that are running
-// (see Listen), except the one it is called from: a listener may call
-// Close (or the Discovery's Close); that listener's goroutine ends once
-// its call returns. Close is idempotent.
-func (ch *Cache) Close() error {
+// subscription's channel is closed and the view is emptied; its cache's
+// persistent watch is removed from the server within ctx (see
+// cache.Cache.Close). A second Close waits for the first to end and
+// returns the same result.
+func (ch *Cache) Close(ctx context.Context) error {
 	if ch == nil || ch.cc == nil {
 		return errZeroCache()
 	}
-	ch.mu.Lock()
-	if ch.phase == closed {
-		ch.mu.Unlock()
-		return nil
-	}
-	ch.phase = closed
-	ch.mu.Unlock()
-	_ = ch.cc.Close() // ends the pump, which stops the subscribers
-	ch.mu.Lock()
-	subs := ch.subs
-	ch.subs = nil
-	ch.instances = map[string]Instance{}
-	listeners := ch.listeners
-	ch.listeners = nil
-	ch.mu.Unlock()
-	for s := range subs {
-		s.Stop()
-	}
-	ch.wg.Wait()
-	self := goroutineID()
-	for l := range listeners {
-		if l.gid.Load() != self {
-			<-l.done
-		}
-	}
-	ch.d.untrack(ch)
+	ch.closeOnce.Do(func() { ch.close(ctx) })
 	return nil
 }
 
-func errZeroCache() error { return invalidArg("zero or nil Cache: make one with Discovery.NewCache") }
+// close is the first Close.
+func (ch *Cache) close(ctx context.Context) {
+	ch.mu.Lock()
+	ch.phase = closed
+	ch.mu.Unlock()
+	_ = ch.cc.Close(ctx) // ends the pump, which stops the subscribers
+	ch.hub.Close()
+	ch.mu.Lock()
+	ch.instances = map[string]Instance{}
+	ch.mu.Unlock()
+	ch.wg.Wait()
+	ch.hub.Wait()
+	ch.d.untrack(ch)
+}
+
+func errZeroCache() error { return errs.Invalid("zero or nil Cache: make one with Discovery.NewCache") }
 
 func isDone(ch <-chan struct{}) bool {
 	select {

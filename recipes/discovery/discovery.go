@@ -7,18 +7,24 @@ import (
 	"sync"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 )
 
 // Discovery registers service instances under a base path and queries
 // them, as Curator's ServiceDiscovery: instance id of service name lives at
 // base/name/id. It is safe for concurrent use. A zero Discovery returns an
-// error wrapping ErrInvalidArgument from every method that returns an
+// error wrapping zkrecipes.ErrInvalidArgument from every method that returns an
 // error.
 type Discovery struct {
 	c    *client.Client
 	base string
 	opt  options
 	log  *slog.Logger
+
+	closeOnce   sync.Once
+	closeResult error // the first Close's
 
 	mu     sync.Mutex
 	closed bool
@@ -30,28 +36,20 @@ type Discovery struct {
 // client's namespace; Curator's basePath). It does no I/O.
 func New(c *client.Client, basePath string, opts ...Option) (*Discovery, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(basePath); err != nil {
 		return nil, err
 	}
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
-	}
-	if o.logger == nil {
-		o.logger = c.Logger()
+	if err := option.Apply("service discovery "+basePath, &o, opts); err != nil {
+		return nil, err
 	}
 	return &Discovery{
 		c:      c,
 		base:   basePath,
 		opt:    o,
-		log:    o.logger,
+		log:    access.RecipeLogger(c, "discovery", basePath),
 		regs:   map[string]*registration{},
 		caches: map[*Cache]struct{}{},
 	}, nil
@@ -80,7 +78,7 @@ func (d *Discovery) pathForInstance(name, id string) string { return d.pathForNa
 // usable is nil, or why d cannot be used.
 func (d *Discovery) usable() error {
 	if d == nil || d.c == nil {
-		return invalidArg("zero or nil Discovery: make one with New")
+		return errs.Invalid("zero or nil Discovery: make one with New")
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -93,17 +91,20 @@ func (d *Discovery) usable() error {
 // Close closes the caches and providers made by this Discovery and
 // unregisters every instance it registered (Curator's close), each with a
 // guaranteed delete: when ctx ends first the error wraps
-// client.ErrDeletePending and the deletes go on in the background. Every
-// later call returns ErrClosed; Close itself is idempotent.
+// zkrecipes.ErrDeletePending and the deletes go on in the background. Every
+// later call returns zkrecipes.ErrClosed. A second Close waits for the
+// first to end and returns the same result.
 func (d *Discovery) Close(ctx context.Context) error {
 	if d == nil || d.c == nil {
-		return invalidArg("zero or nil Discovery: make one with New")
+		return errs.Invalid("zero or nil Discovery: make one with New")
 	}
+	d.closeOnce.Do(func() { d.closeResult = d.close(ctx) })
+	return d.closeResult
+}
+
+// close is the first Close.
+func (d *Discovery) close(ctx context.Context) error {
 	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return nil
-	}
 	d.closed = true
 	regs := d.regs
 	d.regs = map[string]*registration{}
@@ -111,7 +112,7 @@ func (d *Discovery) Close(ctx context.Context) error {
 	d.caches = map[*Cache]struct{}{}
 	d.mu.Unlock()
 	for ch := range caches {
-		_ = ch.Close()
+		_ = ch.Close(ctx)
 	}
 	var errs []error
 	for _, r := range regs {

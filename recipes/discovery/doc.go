@@ -86,8 +86,8 @@
 // # Errors
 //
 // Constructors do no I/O and validate first: a *client.PathError for a
-// bad base path, ErrInvalidArgument for a nil client, option, strategy or
+// bad base path, zkrecipes.ErrInvalidArgument for a nil client, option, strategy or
 // filter; Register and Update refuse an instance Validate refuses with an
 // *InstanceError (ErrInvalidInstance) before any I/O. After Close every
-// call returns ErrClosed. Zero and nil values never panic.
+// call returns zkrecipes.ErrClosed. Zero and nil values never panic.
 package discovery

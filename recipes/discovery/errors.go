@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
-// The errors of this package. The sentinels shared with package client are
-// the same values, so errors.Is matches either spelling.
+// The errors of this package. The errors it shares with the others are
+// zkrecipes' (ErrClosed, ErrInvalidArgument, ...).
 var (
 	// ErrInvalidInstance is wrapped by an *InstanceError: an instance that
 	// cannot be registered (no name or id, a name or id that is no node
@@ -28,20 +28,6 @@ var (
 	// ErrNoInstances is returned by a Provider's GetInstance when no
 	// instance passes its filters.
 	ErrNoInstances = errors.New("zkrecipes: no service instance available")
-	// ErrClosed is wrapped by the error of every call after Close, and of
-	// calls once the client is closed.
-	ErrClosed = client.ErrClosed
-	// ErrNotStarted is wrapped by the error of a cache's or provider's
-	// calls that need Start first.
-	ErrNotStarted = client.ErrNotStarted
-	// ErrAlreadyStarted is wrapped by the error of a second Start.
-	ErrAlreadyStarted = client.ErrAlreadyStarted
-	// ErrInvalidArgument is wrapped by errors about bad arguments (a nil
-	// client, a nil option, strategy or filter, a bad policy) and by every
-	// error of a zero Discovery, Cache or Provider.
-	ErrInvalidArgument = client.ErrInvalidArgument
-	// ErrInvalidPath is wrapped by a *client.PathError for a bad base path.
-	ErrInvalidPath = client.ErrInvalidPath
 )
 
 // InstanceError reports an instance that cannot be registered or written.
@@ -80,28 +66,13 @@ func (e *DataError) Error() string {
 func (e *DataError) Unwrap() []error { return []error{ErrBadData, e.Err} }
 
 // errDiscoveryClosed is the error of a call on a closed Discovery: it
-// names it and wraps ErrClosed. A call that fails because the client is
-// closed wraps ErrClosed as the client says it.
-var errDiscoveryClosed = errs.Named("zkrecipes: service discovery is closed", ErrClosed)
+// names it and wraps zkrecipes.ErrClosed. A call that fails because the client is
+// closed wraps zkrecipes.ErrClosed as the client says it.
+var errDiscoveryClosed = errs.Named("zkrecipes: service discovery is closed", zkrecipes.ErrClosed)
 
-// lifeErrors are the errors of a call on a cache or a provider that is
-// closed, not started, or started already: they name it and wrap
-// ErrClosed, ErrNotStarted and ErrAlreadyStarted.
-type lifeErrors struct{ closed, notStarted, alreadyStarted error }
-
+// The errors of a call on a service cache or a provider that is closed,
+// not started, or started already.
 var (
-	cacheErrors = &lifeErrors{
-		closed:         errs.Named("zkrecipes: service cache is closed", ErrClosed),
-		notStarted:     errs.Named("zkrecipes: service cache is not started", ErrNotStarted),
-		alreadyStarted: errs.Named("zkrecipes: service cache is already started", ErrAlreadyStarted),
-	}
-	providerErrors = &lifeErrors{
-		closed:         errs.Named("zkrecipes: service provider is closed", ErrClosed),
-		notStarted:     errs.Named("zkrecipes: service provider is not started", ErrNotStarted),
-		alreadyStarted: errs.Named("zkrecipes: service provider is already started", ErrAlreadyStarted),
-	}
+	cacheErrors    = errs.NewLife("service cache")
+	providerErrors = errs.NewLife("service provider")
 )
-
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
-}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/discovery"
 )
@@ -31,37 +32,48 @@ func TestLifecycleErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = p.GetInstance()
-	wantErr(t, "GetInstance before Start", err, discovery.ErrNotStarted, "zkrecipes: service provider is not started")
+	wantErr(t, "GetInstance before Start", err, zkrecipes.ErrNotStarted, "zkrecipes: service provider is not started")
 	_, err = p.GetAllInstances()
-	wantErr(t, "GetAllInstances before Start", err, discovery.ErrNotStarted, "zkrecipes: service provider is not started")
-	if err := p.Close(); err != nil {
+	wantErr(t, "GetAllInstances before Start", err, zkrecipes.ErrNotStarted, "zkrecipes: service provider is not started")
+	if err := p.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	_, err = p.GetInstance()
-	wantErr(t, "GetInstance after Close", err, discovery.ErrClosed, "zkrecipes: service provider is closed")
-	wantErr(t, "provider Start after Close", p.Start(ctx), discovery.ErrClosed, "zkrecipes: service provider is closed")
+	wantErr(t, "GetInstance after Close", err, zkrecipes.ErrClosed, "zkrecipes: service provider is closed")
+	wantErr(t, "provider Start after Close", p.Start(ctx), zkrecipes.ErrClosed, "zkrecipes: service provider is closed")
 
 	ch, err := d.NewCache("api")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ch.Close(); err != nil {
+	if err := ch.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "cache Start after Close", ch.Start(ctx), discovery.ErrClosed, "zkrecipes: service cache is closed")
-	_, err = ch.Listen(func(discovery.Event) {})
-	wantErr(t, "cache Listen after Close", err, discovery.ErrClosed, "zkrecipes: service cache is closed")
+	if err := ch.Close(ctx); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	wantErr(t, "cache Start after Close", ch.Start(ctx), zkrecipes.ErrClosed, "zkrecipes: service cache is closed")
+	events, cancel := ch.Events()
+	defer cancel()
+	select {
+	case _, ok := <-events:
+		if ok {
+			t.Error("cache Events after Close: an event")
+		}
+	default:
+		t.Error("cache Events after Close: an open channel")
+	}
 
 	if err := d.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	_, err = d.NewCache("api")
-	wantErr(t, "NewCache after Close", err, discovery.ErrClosed, "zkrecipes: service discovery is closed")
+	wantErr(t, "NewCache after Close", err, zkrecipes.ErrClosed, "zkrecipes: service discovery is closed")
 	_, err = d.NewProvider("api")
-	wantErr(t, "NewProvider after Close", err, discovery.ErrClosed, "zkrecipes: service discovery is closed")
+	wantErr(t, "NewProvider after Close", err, zkrecipes.ErrClosed, "zkrecipes: service discovery is closed")
 	inst := discovery.NewInstance("api")
 	inst.ID = "a1"
-	wantErr(t, "Register after Close", d.Register(ctx, inst), discovery.ErrClosed, "zkrecipes: service discovery is closed")
+	wantErr(t, "Register after Close", d.Register(ctx, inst), zkrecipes.ErrClosed, "zkrecipes: service discovery is closed")
 }
 
 // wantErr fails unless err matches sentinel and says msg, not what the

@@ -1,6 +1,6 @@
 package discovery
 
-import "fmt"
+import "github.com/go-zkrecipes/zkrecipes/internal/enum"
 
 // EventType says what happened to an instance in a Cache's view.
 type EventType int
@@ -21,17 +21,7 @@ const (
 
 // String names the type as Curator's PathChildrenCacheEvent does.
 func (t EventType) String() string {
-	switch t {
-	case Added:
-		return "CHILD_ADDED"
-	case Updated:
-		return "CHILD_UPDATED"
-	case Removed:
-		return "CHILD_REMOVED"
-	case Initialized:
-		return "INITIALIZED"
-	}
-	return fmt.Sprintf("EventType(%d)", int(t))
+	return enum.Name(t, Added, "EventType", "CHILD_ADDED", "CHILD_UPDATED", "CHILD_REMOVED", "INITIALIZED")
 }
 
 // Event is one change of a Cache's view.

@@ -1,13 +1,12 @@
 package discovery
 
-import "log/slog"
+import "github.com/go-zkrecipes/zkrecipes/internal/errs"
 
 // Option configures a Discovery.
 type Option func(*options) error
 
 type options struct {
 	enabledField bool
-	logger       *slog.Logger
 }
 
 // WithEnabledField writes the "enabled" field in the instances this
@@ -23,19 +22,6 @@ func WithEnabledField() Option {
 	}
 }
 
-// WithLogger sets where the Discovery, its caches and providers report
-// what they retry or skip (nodes whose data is no instance); default: the
-// client's logger.
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return invalidArg("nil logger")
-		}
-		o.logger = l
-		return nil
-	}
-}
-
 // ProviderOption configures a Provider.
 type ProviderOption func(*providerOptions) error
 
@@ -46,11 +32,11 @@ type providerOptions struct {
 }
 
 // WithStrategy sets how the provider picks an instance (default:
-// RoundRobin()). A nil strategy is an error wrapping ErrInvalidArgument.
+// RoundRobin()). A nil strategy is an error wrapping zkrecipes.ErrInvalidArgument.
 func WithStrategy(s Strategy) ProviderOption {
 	return func(o *providerOptions) error {
 		if s == nil {
-			return invalidArg("nil strategy")
+			return errs.Invalid("nil strategy")
 		}
 		o.strategy = s
 		return nil
@@ -61,11 +47,11 @@ func WithStrategy(s Strategy) ProviderOption {
 // the provider hands out only instances for which every filter returns
 // true. Filters run on the caller's goroutine at every GetInstance and
 // GetAllInstances, so they must be quick and safe for concurrent use. A nil
-// filter is an error wrapping ErrInvalidArgument.
+// filter is an error wrapping zkrecipes.ErrInvalidArgument.
 func WithFilter(keep func(Instance) bool) ProviderOption {
 	return func(o *providerOptions) error {
 		if keep == nil {
-			return invalidArg("nil filter")
+			return errs.Invalid("nil filter")
 		}
 		o.filters = append(o.filters, keep)
 		return nil
@@ -74,11 +60,11 @@ func WithFilter(keep func(Instance) bool) ProviderOption {
 
 // WithDownInstancePolicy sets when instances reported with NoteError are
 // left out (default: DefaultDownInstancePolicy). A Timeout not above zero
-// or an ErrorThreshold below 1 is an error wrapping ErrInvalidArgument.
+// or an ErrorThreshold below 1 is an error wrapping zkrecipes.ErrInvalidArgument.
 func WithDownInstancePolicy(p DownInstancePolicy) ProviderOption {
 	return func(o *providerOptions) error {
 		if p.Timeout <= 0 || p.ErrorThreshold < 1 {
-			return invalidArg("down instance policy %+v: needs a positive Timeout and an ErrorThreshold of at least 1", p)
+			return errs.Invalid("down instance policy %+v: needs a positive Timeout and an ErrorThreshold of at least 1", p)
 		}
 		o.down = p
 		return nil

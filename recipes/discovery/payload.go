@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Curator declares the payload with Jackson's @JsonTypeInfo(use=CLASS,
@@ -31,13 +33,13 @@ var wrapperClassName = regexp.MustCompile(`^[\p{L}_$][\p{L}\p{N}_$]*(\.[\p{L}_$]
 // written: set Payload to json.Marshal of the value.
 func JavaPayload(class string, v any) (json.RawMessage, error) {
 	if !javaClassName.MatchString(class) {
-		return nil, invalidArg("java class %q: not a class name", class)
+		return nil, errs.Invalid("java class %q: not a class name", class)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, invalidArg("payload: %v", err)
+		return nil, errs.Invalid("payload: %v", err)
 	}
 	body := bytes.TrimSpace(buf.Bytes())
 	if string(body) == "null" {

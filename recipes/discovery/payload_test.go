@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/discovery"
 )
 
@@ -29,10 +30,10 @@ func TestJavaPayload(t *testing.T) {
 	require.Nil(t, p)
 	for _, bad := range []string{"", "a..b", "1x.y", "a b"} {
 		_, err = discovery.JavaPayload(bad, 1)
-		require.ErrorIs(t, err, discovery.ErrInvalidArgument, bad)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, bad)
 	}
 	_, err = discovery.JavaPayload("a.B", func() {})
-	require.ErrorIs(t, err, discovery.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 }
 
 func TestPayloadOf(t *testing.T) {

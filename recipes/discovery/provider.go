@@ -1,13 +1,18 @@
 package discovery
 
-import "context"
+import (
+	"context"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
+)
 
 // Provider hands out instances of one service from a cached view, by a
 // strategy (Curator's ServiceProvider): GetInstance for one use,
 // GetAllInstances for all. It leaves out disabled instances, those a
 // filter refuses, and those reported down with NoteError. It is safe for
 // concurrent use. A zero Provider returns an error wrapping
-// ErrInvalidArgument from every method that returns an error.
+// zkrecipes.ErrInvalidArgument from every method that returns an error.
 type Provider struct {
 	cache    *Cache
 	strategy Strategy
@@ -24,13 +29,8 @@ func (d *Discovery) NewProvider(name string, opts ...ProviderOption) (*Provider,
 		return nil, err
 	}
 	o := providerOptions{down: DefaultDownInstancePolicy}
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	if err := option.Apply("service provider "+name, &o, opts); err != nil {
+		return nil, err
 	}
 	if o.strategy == nil {
 		o.strategy = RoundRobin()
@@ -78,7 +78,7 @@ func (p *Provider) GetInstance() (Instance, error) {
 
 // GetAllInstances returns the instances in view that are enabled, pass
 // every filter and are not down, sorted by ID. It does no I/O; before
-// Start it returns ErrNotStarted, after Close ErrClosed.
+// Start it returns zkrecipes.ErrNotStarted, after Close zkrecipes.ErrClosed.
 func (p *Provider) GetAllInstances() ([]Instance, error) {
 	if p == nil || p.cache == nil {
 		return nil, errZeroProvider()
@@ -113,14 +113,16 @@ func (p *Provider) NoteError(inst Instance) {
 	p.down.add(inst)
 }
 
-// Close stops the provider's view (Curator's close). It is idempotent.
-func (p *Provider) Close() error {
+// Close stops the provider's view (Curator's close), removing its watch
+// from the server within ctx (see Cache.Close). A second Close waits for
+// the first to end and returns the same result.
+func (p *Provider) Close(ctx context.Context) error {
 	if p == nil || p.cache == nil {
 		return errZeroProvider()
 	}
-	return p.cache.Close()
+	return p.cache.Close(ctx)
 }
 
 func errZeroProvider() error {
-	return invalidArg("zero or nil Provider: make one with Discovery.NewProvider")
+	return errs.Invalid("zero or nil Provider: make one with Discovery.NewProvider")
 }

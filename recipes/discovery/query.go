@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zookeeper/zk"
 )
 
@@ -34,7 +35,7 @@ func (d *Discovery) QueryForInstances(ctx context.Context, name string) ([]Insta
 		return nil, err
 	}
 	if reason := checkSegment(name); reason != "" {
-		return nil, invalidArg("service name %q: %s", name, reason)
+		return nil, errs.Invalid("service name %q: %s", name, reason)
 	}
 	dir := d.pathForName(name)
 	kids, _, err := d.c.Children(ctx, dir)
@@ -70,10 +71,10 @@ func (d *Discovery) QueryForInstance(ctx context.Context, name, id string) (Inst
 		return Instance{}, err
 	}
 	if reason := checkSegment(name); reason != "" {
-		return Instance{}, invalidArg("service name %q: %s", name, reason)
+		return Instance{}, errs.Invalid("service name %q: %s", name, reason)
 	}
 	if reason := checkSegment(id); reason != "" {
-		return Instance{}, invalidArg("instance id %q: %s", id, reason)
+		return Instance{}, errs.Invalid("instance id %q: %s", id, reason)
 	}
 	return d.read(ctx, d.pathForInstance(name, id))
 }

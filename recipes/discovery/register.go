@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/go-zkrecipes/zkrecipes"
 )
 
 // registration is one instance registered by a Discovery.
@@ -63,9 +65,7 @@ func (d *Discovery) Register(ctx context.Context, inst Instance) error {
 func (d *Discovery) create(ctx context.Context, r *registration, inst Instance, data []byte) error {
 	n, err := newRegistrar(d.c, d.pathForInstance(inst.Name, inst.ID), data, inst.ServiceType, d.log)
 	if err == nil {
-		if err = n.Start(); err == nil {
-			err = n.WaitForInitialCreate(ctx)
-		}
+		err = n.Start(ctx)
 	}
 	if err != nil {
 		r.gone = true
@@ -119,7 +119,7 @@ func (d *Discovery) updateLocked(ctx context.Context, r *registration, inst Inst
 			Reason: fmt.Sprintf("id registered as %s", r.inst.ServiceType)}
 	}
 	err := r.node.SetData(ctx, data)
-	if !errors.Is(err, ErrClosed) {
+	if !errors.Is(err, zkrecipes.ErrClosed) {
 		r.inst = inst // kept for the node even when the write is still to come
 	}
 	return err
@@ -128,7 +128,7 @@ func (d *Discovery) updateLocked(ctx context.Context, r *registration, inst Inst
 // Unregister removes the instance registered with inst's ID (Curator's
 // unregisterService; only the ID is used): it is no longer kept, and its
 // node is deleted with a guaranteed delete. When ctx ends before the
-// delete is done, the error wraps client.ErrDeletePending and the delete
+// delete is done, the error wraps zkrecipes.ErrDeletePending and the delete
 // goes on in the background. An id not registered here: ErrNotRegistered
 // (wrapped).
 func (d *Discovery) Unregister(ctx context.Context, inst Instance) error {

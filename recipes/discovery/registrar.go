@@ -12,10 +12,9 @@ import (
 // Curator's PersistentNode. The interface is the one seam between the
 // registrations and how their nodes are kept.
 type registrar interface {
-	// Start begins creating the node in the background.
-	Start() error
-	// WaitForInitialCreate waits until the node was created once.
-	WaitForInitialCreate(ctx context.Context) error
+	// Start begins keeping the node and waits until it was created once
+	// (or ctx ends: it goes on trying in the background).
+	Start(ctx context.Context) error
 	// SetData writes data to the node and keeps it for every later
 	// re-creation.
 	SetData(ctx context.Context, data []byte) error
@@ -29,7 +28,7 @@ type registrar interface {
 // Curator's ServiceDiscovery creates them; protection keeps a create whose
 // reply was lost from leaving a second sequential node).
 func newRegistrar(c *client.Client, path string, data []byte, t ServiceType, log *slog.Logger) (registrar, error) {
-	opts := []node.Option{node.WithLogger(log)}
+	var opts []node.Option
 	switch t {
 	case DynamicSequential:
 		opts = append(opts, node.WithMode(node.EphemeralSequential), node.WithProtection())

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // The fields URISpec.Build fills from an instance, as Curator names them.
@@ -40,7 +42,7 @@ type URIPart struct {
 // ParseURISpec parses a template as Curator's UriSpec(String) does: text
 // between "{" and "}" names a field (trimmed of spaces); "{[}" and "{]}"
 // stand for literal braces. A "{" inside a field, a "}" without its "{" and
-// an unclosed field are errors wrapping ErrInvalidArgument.
+// an unclosed field are errors wrapping zkrecipes.ErrInvalidArgument.
 func ParseURISpec(raw string) (*URISpec, error) {
 	s := &URISpec{Parts: []URIPart{}}
 	inside := false
@@ -61,19 +63,19 @@ func ParseURISpec(raw string) (*URISpec, error) {
 		switch raw[0] {
 		case '{':
 			if inside {
-				return nil, invalidArg("uri spec: { is not allowed inside of a variable specification")
+				return nil, errs.Invalid("uri spec: { is not allowed inside of a variable specification")
 			}
 			inside = true
 		case '}':
 			if !inside {
-				return nil, invalidArg("uri spec: } must be preceded by {")
+				return nil, errs.Invalid("uri spec: } must be preceded by {")
 			}
 			inside = false
 		}
 		raw = raw[1:]
 	}
 	if inside {
-		return nil, invalidArg("uri spec: final variable not closed - expected }")
+		return nil, errs.Invalid("uri spec: final variable not closed - expected }")
 	}
 	return s, nil
 }

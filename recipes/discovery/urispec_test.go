@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/recipes/discovery"
 )
 
@@ -47,7 +48,7 @@ func TestUriSpecBasic(t *testing.T) {
 func TestUriSpecErrors(t *testing.T) {
 	for _, bad := range []string{"{a{b}}", "a}", "{a", "x{"} {
 		_, err := discovery.ParseURISpec(bad)
-		require.ErrorIs(t, err, discovery.ErrInvalidArgument, bad)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, bad)
 	}
 	require.Panics(t, func() { discovery.MustParseURISpec("{") })
 	var nilSpec *discovery.URISpec

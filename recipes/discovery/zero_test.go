@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/discovery"
 )
@@ -18,7 +19,7 @@ func TestZeroValues(t *testing.T) {
 	ctx := context.Background()
 	check := func(what string, err error) {
 		t.Helper()
-		if !errors.Is(err, discovery.ErrInvalidArgument) {
+		if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 			t.Errorf("%s: %v, want ErrInvalidArgument", what, err)
 		}
 	}
@@ -43,9 +44,7 @@ func TestZeroValues(t *testing.T) {
 	}
 	for _, ch := range []*discovery.Cache{nil, {}} {
 		check("Cache.Start", ch.Start(ctx))
-		check("Cache.Close", ch.Close())
-		_, err := ch.Listen(func(discovery.Event) {})
-		check("Cache.Listen", err)
+		check("Cache.Close", ch.Close(ctx))
 		require.Empty(t, ch.Instances())
 		require.Empty(t, ch.Name())
 		require.Nil(t, ch.Initialized())
@@ -57,7 +56,7 @@ func TestZeroValues(t *testing.T) {
 	}
 	for _, p := range []*discovery.Provider{nil, {}} {
 		check("Provider.Start", p.Start(ctx))
-		check("Provider.Close", p.Close())
+		check("Provider.Close", p.Close(ctx))
 		_, err := p.GetInstance()
 		check("GetInstance", err)
 		_, err = p.GetAllInstances()
@@ -70,36 +69,34 @@ func TestZeroValues(t *testing.T) {
 // TestNewArguments: bad arguments are refused before any I/O.
 func TestNewArguments(t *testing.T) {
 	_, err := discovery.New(nil, "/services")
-	require.ErrorIs(t, err, discovery.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	c, err := client.New(client.WithServers("127.0.0.1:1"))
 	require.NoError(t, err)
 	defer c.Close()
 	for _, p := range []string{"", "services", "/services/", "/a//b", "/zookeeper/x"} {
 		_, err := discovery.New(c, p)
 		var pe *client.PathError
-		require.True(t, errors.Is(err, discovery.ErrInvalidPath) && errors.As(err, &pe), "path %q: %v", p, err)
+		require.True(t, errors.Is(err, zkrecipes.ErrInvalidPath) && errors.As(err, &pe), "path %q: %v", p, err)
 	}
 	_, err = discovery.New(c, "/services", nil)
-	require.ErrorIs(t, err, discovery.ErrInvalidArgument)
-	_, err = discovery.New(c, "/services", discovery.WithLogger(nil))
-	require.ErrorIs(t, err, discovery.ErrInvalidArgument)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 
 	d, err := discovery.New(c, "/services")
 	require.NoError(t, err)
 	require.Equal(t, "/services", d.BasePath())
 	for _, name := range []string{"", "a/b", ".", "..", "zookeeper\x00"} {
 		_, err = d.NewCache(name)
-		require.ErrorIs(t, err, discovery.ErrInvalidArgument, "%q", name)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, "%q", name)
 		_, err = d.NewProvider(name)
-		require.ErrorIs(t, err, discovery.ErrInvalidArgument, "%q", name)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, "%q", name)
 		_, err = d.QueryForInstances(context.Background(), name)
-		require.ErrorIs(t, err, discovery.ErrInvalidArgument, "%q", name)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument, "%q", name)
 	}
 	for _, opt := range []discovery.ProviderOption{nil, discovery.WithStrategy(nil), discovery.WithFilter(nil),
 		discovery.WithDownInstancePolicy(discovery.DownInstancePolicy{}),
 		discovery.WithDownInstancePolicy(discovery.DownInstancePolicy{Timeout: 1, ErrorThreshold: 0})} {
 		_, err = d.NewProvider("a", opt)
-		require.ErrorIs(t, err, discovery.ErrInvalidArgument)
+		require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
 	}
 }
 

@@ -78,4 +78,16 @@
 // Leader returns ErrNoLeader when nobody takes part. Observe follows the
 // leader: every change in order, "no leader" included, on a channel that
 // keeps only the latest observation for a slow reader.
+//
+// # Proclaiming
+//
+// A leader publishes a value (its address, its epoch) without a new
+// election with Term.Proclaim, as etcd's Election.Proclaim does: Leader,
+// Participants and Observe report it as the leader's Participant.Value,
+// each value once and in order, only while that node leads. A deposed
+// leader's Proclaim fails (ErrNotLeader): the value is written in one
+// transaction with a check that the leader's node still exists. It lives in
+// the election node's data, not the leader's node, so Curator's
+// participants, which read the ids from the nodes, see what they always
+// did (Term.Proclaim says why).
 package election

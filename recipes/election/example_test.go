@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 )
 
 // connect starts a client with a session of its own, standing for one
 // process, on the examples' throwaway server.
-func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
+func connect(ctx context.Context) (*client.Client, error) { return itest.ConnectExample(ctx) }
 
 // Three schedulers, each its own process (session), join one latch.
 // Leadership passes in the order they started, as each leader closes.
@@ -51,7 +52,7 @@ func ExampleLatch() {
 		if err := l.Close(ctx); err != nil {
 			fmt.Println(err)
 		}
-		fmt.Println(t.ID(), "closed; term ended:", errors.Is(t.Err(), election.ErrClosed))
+		fmt.Println(t.ID(), "closed; term ended:", errors.Is(t.Err(), zkrecipes.ErrClosed))
 	}
 	// Output:
 	// sched-a leads; token grew: true
@@ -137,4 +138,51 @@ func ExampleObserve() {
 	// no leader
 	// leader: primary
 	// no leader
+}
+
+// The leader proclaims its address and epoch without a new election;
+// observers see each value, and the participant's id stays as it was. A
+// term that has ended can proclaim no more.
+func ExampleTerm_Proclaim() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := connect(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	const path = "/examples/election/proclaim"
+	l, _ := election.NewLatch(c, path, election.WithID("node-a"))
+	if err := l.Start(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	term, err := l.Await(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	octx, stop := context.WithCancel(ctx)
+	defer stop()
+	seen, _ := election.Observe(octx, c, path)
+	first := <-seen
+	fmt.Printf("leader %s, value %q\n", first.Leader.ID, first.Leader.Value)
+
+	for epoch := 1; epoch <= 2; epoch++ {
+		if err := term.Proclaim(ctx, fmt.Appendf(nil, "10.0.0.5:8080 epoch=%d", epoch)); err != nil {
+			fmt.Println(err)
+			return
+		}
+		o := <-seen
+		fmt.Printf("leader %s, value %q\n", o.Leader.ID, o.Leader.Value)
+	}
+	_ = l.Close(ctx)
+	err = term.Proclaim(ctx, []byte("too late"))
+	fmt.Println("after Close:", errors.Is(err, election.ErrNotLeader))
+	// Output:
+	// leader node-a, value ""
+	// leader node-a, value "10.0.0.5:8080 epoch=1"
+	// leader node-a, value "10.0.0.5:8080 epoch=2"
+	// after Close: true
 }

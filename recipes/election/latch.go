@@ -9,13 +9,16 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
 // Latch is one participant in a leader latch: Curator's LeaderLatch, wire
 // compatible with it. See the package documentation. A zero Latch returns
-// an error wrapping ErrInvalidArgument from every method that returns one.
+// an error wrapping zkrecipes.ErrInvalidArgument from every method that returns one.
 type Latch struct {
 	c    *client.Client
 	q    *queue.Queue
@@ -27,16 +30,17 @@ type Latch struct {
 
 	startMu sync.Mutex // serialises Start and Close
 
-	mu      sync.Mutex
-	started bool
-	closed  bool
-	fatal   error // why the campaign stopped for good (the client closed)
-	term    *Term // the current term, or nil
-	node    client.ProtectedNode
-	changed chan struct{} // closed and replaced on every change above
-	terms   chan *Term    // one slot, latest wins
-	stop    context.CancelFunc
-	done    chan struct{} // closed when the campaign has returned
+	mu       sync.Mutex
+	started  bool
+	closed   bool
+	closeErr error // the first Close's result (written under startMu)
+	fatal    error // why the campaign stopped for good (the client closed)
+	term     *Term // the current term, or nil
+	node     client.ProtectedNode
+	changed  chan struct{} // closed and replaced on every change above
+	terms    chan *Term    // one slot, latest wins
+	stop     context.CancelFunc
+	done     chan struct{} // closed when the campaign has returned
 }
 
 // NewLatch returns a participant in the leader latch at path (relative to
@@ -79,15 +83,18 @@ func (l *Latch) ID() string {
 
 // Start joins the election: it creates the latch's node (so participants
 // started one after another lead in that order) and returns; the
-// campaign then goes on in the background until Close. ErrAlreadyStarted
-// on a second Start, ErrClosed after Close. If the node cannot be made
-// within ctx, the latch is not started and Start may be called again.
+// campaign then goes on in the background until Close. When ctx ends (or
+// the connection fails) before the node is made, Start returns that error
+// and the latch goes on joining in the background: Close it all the same.
+// An error that will not pass (the server's ACL refuses the node, the
+// client is closed) leaves the latch not started. zkrecipes.ErrAlreadyStarted
+// on a second Start, zkrecipes.ErrClosed after Close.
 func (l *Latch) Start(ctx context.Context) error {
 	if !l.valid() {
 		return errZero
 	}
 	if ctx == nil {
-		return invalidArg("nil context")
+		return errs.Invalid("nil context")
 	}
 	l.startMu.Lock()
 	defer l.startMu.Unlock()
@@ -96,14 +103,15 @@ func (l *Latch) Start(ctx context.Context) error {
 	l.mu.Unlock()
 	switch {
 	case closed:
-		return fmt.Errorf("%w: latch %s", ErrClosed, l.path)
+		return fmt.Errorf("%w: latch %s", zkrecipes.ErrClosed, l.path)
 	case started:
-		return fmt.Errorf("%w: latch %s", ErrAlreadyStarted, l.path)
+		return fmt.Errorf("%w: latch %s", zkrecipes.ErrAlreadyStarted, l.path)
 	}
 	node, err := l.enter(ctx)
-	if err != nil {
+	if err != nil && final(err) {
 		return err
 	}
+	// On a passing failure the campaign enters by itself (node is zero).
 	run, stop := context.WithCancel(context.Background())
 	l.mu.Lock()
 	l.started, l.node, l.stop, l.done = true, node, stop, make(chan struct{})
@@ -111,7 +119,13 @@ func (l *Latch) Start(ctx context.Context) error {
 	l.mu.Unlock()
 	l.note.start()
 	go l.campaign(run, node, done)
-	return nil
+	return err
+}
+
+// final reports whether err from joining will not pass by trying again.
+func final(err error) bool {
+	var acl *client.ACLError
+	return errors.As(err, &acl) || errors.Is(err, zkrecipes.ErrClosed) || errors.Is(err, zkrecipes.ErrInvalidArgument)
 }
 
 // enter makes a node, retrying a node that landed in a stale session.
@@ -126,14 +140,14 @@ func (l *Latch) enter(ctx context.Context) (client.ProtectedNode, error) {
 
 // Await waits until this participant leads and returns the current term
 // (possibly already ended by the time the caller looks: see Term.Done), or
-// fails with ctx's error, or ErrClosed once the latch or its client is
+// fails with ctx's error, or zkrecipes.ErrClosed once the latch or its client is
 // closed. It may be called before Start.
 func (l *Latch) Await(ctx context.Context) (*Term, error) {
 	if !l.valid() {
 		return nil, errZero
 	}
 	if ctx == nil {
-		return nil, invalidArg("nil context")
+		return nil, errs.Invalid("nil context")
 	}
 	for {
 		l.mu.Lock()
@@ -141,7 +155,7 @@ func (l *Latch) Await(ctx context.Context) (*Term, error) {
 		l.mu.Unlock()
 		switch {
 		case closed:
-			return nil, fmt.Errorf("%w: latch %s", ErrClosed, l.path)
+			return nil, fmt.Errorf("%w: latch %s", zkrecipes.ErrClosed, l.path)
 		case fatal != nil:
 			return nil, fatal
 		case t.live():
@@ -203,14 +217,14 @@ func (l *Latch) Node() string {
 }
 
 // Close leaves the election: the current term's context is cancelled
-// (cause ErrClosed) before anything else, whatever the CloseMode (which
+// (cause zkrecipes.ErrClosed) before anything else, whatever the CloseMode (which
 // only says whether the listeners' NotLeader is called for that term),
 // then the latch's node is deleted
 // with a guaranteed delete: if that cannot finish within ctx (nil means no
 // deadline), the latch is closed all the same, the client keeps deleting the
 // node in the background while its session lives, and the error wraps
-// ErrDeletePending. Terms is closed. A second Close does nothing and
-// returns nil.
+// zkrecipes.ErrDeletePending. Terms is closed. A second Close returns the
+// first one's result.
 func (l *Latch) Close(ctx context.Context) error {
 	if !l.valid() {
 		return errZero
@@ -223,7 +237,7 @@ func (l *Latch) Close(ctx context.Context) error {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		return nil
+		return l.closeErr
 	}
 	l.closed = true
 	stop, done := l.stop, l.done
@@ -238,10 +252,12 @@ func (l *Latch) Close(ctx context.Context) error {
 	l.node = client.ProtectedNode{}
 	l.mu.Unlock()
 	close(l.terms)
-	if node.Path == "" {
-		return nil
+	var err error
+	if node.Path != "" {
+		err = l.c.DeleteGuaranteed(ctx, node.Path, node.Session)
 	}
-	return l.c.DeleteGuaranteed(ctx, node.Path, node.Session)
+	l.closeErr = err // read by later Closes, which wait on startMu meanwhile
+	return err
 }
 
 func (l *Latch) broadcastLocked() {
@@ -275,7 +291,7 @@ func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done ch
 			node = n
 			l.setNode(n)
 		}
-		actx, done := l.c.Hooks().StartAcquire(ctx, l.req.Recipe, l.path)
+		actx, done := access.StartAcquire(l.c, ctx, l.req.Recipe, l.path)
 		held, err := l.q.Resume(actx, l.req, node)
 		done(err)
 		if err != nil {
@@ -296,19 +312,19 @@ func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done ch
 			continue
 		}
 		b.Reset()
-		t := newTerm(context.Background(), node.Path, l.id, tok, node.Session)
+		t := newTerm(context.Background(), l.c, node.Path, l.id, tok, node.Session)
 		l.begin(t)
 		var why error
 		select {
 		case <-held.Lost():
-			why = ErrLost
+			why = zkrecipes.ErrLost
 		case <-t.interrupt:
 			why = ErrInterrupted
 		case <-ctx.Done():
-			why = ErrClosed
+			why = zkrecipes.ErrClosed
 		}
 		t.end(why)
-		l.finish(t, why != ErrClosed || l.mode == CloseNotifyLeader)
+		l.finish(t, why != zkrecipes.ErrClosed || l.mode == CloseNotifyLeader)
 		held.Drop()
 		switch {
 		case ctx.Err() != nil:
@@ -332,7 +348,7 @@ func (l *Latch) failed(ctx context.Context, b backoff.BackOff, what string, err 
 	if ctx.Err() != nil {
 		return false
 	}
-	if errors.Is(err, client.ErrClosed) || errors.Is(err, client.ErrInvalidArgument) {
+	if errors.Is(err, zkrecipes.ErrClosed) || errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		l.mu.Lock()
 		l.fatal = fmt.Errorf("zkrecipes: latch %s stopped: %w", l.path, err)
 		l.broadcastLocked()
@@ -340,7 +356,7 @@ func (l *Latch) failed(ctx context.Context, b backoff.BackOff, what string, err 
 		return false
 	}
 	sleep := b.NextBackOff()
-	l.c.Logger().Info("leader latch: "+what+" failed; trying again", "path", l.path, "err", err, "sleep", sleep)
+	access.Logger(l.c).Debug("leader latch: "+what+" failed; trying again", "path", l.path, "err", err, "sleep", sleep)
 	return queue.Sleep(ctx, sleep)
 }
 

@@ -3,11 +3,12 @@ package election
 import (
 	"context"
 	"errors"
-	"path"
+	pathpkg "path"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -21,6 +22,9 @@ type Participant struct {
 	Token int64
 	// Leader reports that this node is the first in the queue.
 	Leader bool
+	// Value is what the leader proclaimed in this node's terms (see
+	// Term.Proclaim); nil for the others, and until it proclaims.
+	Value []byte
 }
 
 // Participants lists the participants of the election at path (a Latch's
@@ -30,7 +34,7 @@ type Participant struct {
 // none.
 func Participants(ctx context.Context, c *client.Client, path string) ([]Participant, error) {
 	if ctx == nil {
-		return nil, invalidArg("nil context")
+		return nil, errs.Invalid("nil context")
 	}
 	if err := check(c, path); err != nil {
 		return nil, err
@@ -42,6 +46,13 @@ func Participants(ctx context.Context, c *client.Client, path string) ([]Partici
 	out := make([]Participant, 0, len(ps))
 	for i, p := range ps {
 		out = append(out, Participant{ID: string(p.Data), Node: p.Path, Token: p.Czxid, Leader: i == 0})
+	}
+	if len(out) > 0 {
+		data, _, err := c.Get(ctx, path)
+		if err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return nil, err
+		}
+		out[0].Value, _ = proclaimedBy(data, pathpkg.Base(out[0].Node))
 	}
 	return out, nil
 }
@@ -56,12 +67,13 @@ func Participants(ctx context.Context, c *client.Client, path string) ([]Partici
 // a change the node named here and the participant's own view differ.
 func Leader(ctx context.Context, c *client.Client, path string) (Participant, error) {
 	if ctx == nil {
-		return Participant{}, invalidArg("nil context")
+		return Participant{}, errs.Invalid("nil context")
 	}
 	if err := check(c, path); err != nil {
 		return Participant{}, err
 	}
-	p, _, err := leader(ctx, c, path, false)
+	r, err := leader(ctx, c, path, false)
+	p := r.p
 	if err != nil {
 		return Participant{}, err
 	}
@@ -71,46 +83,73 @@ func Leader(ctx context.Context, c *client.Client, path string) (Participant, er
 	return *p, nil
 }
 
-// leader reads the first existing node under dir (nil when none). With
-// watch set it also returns a channel that fires on the next change of
-// dir's children, or of dir's existence when it is missing.
-func leader(ctx context.Context, c *client.Client, dir string, watch bool) (*Participant, <-chan zk.Event, error) {
+// leaderRead is what leader read: the first existing node (nil when
+// none), the election node's stat, and with watch set the watches to wait
+// on.
+type leaderRead struct {
+	p    *Participant
+	st   *zk.Stat        // the election node's, nil when it is missing
+	kids <-chan zk.Event // the next change of dir's children (or of its existence)
+	data *client.Watch   // the next change of dir's data (a Proclaim); nil when dir is missing
+}
+
+// leader reads the first existing node under dir, and the value it
+// proclaimed. With watch set it also watches dir's children (or its
+// existence when it is missing) and dir's data.
+func leader(ctx context.Context, c *client.Client, dir string, watch bool) (leaderRead, error) {
+	var r leaderRead
 	var kids []string
-	var ch <-chan zk.Event
 	var err error
 	if watch {
-		kids, _, ch, err = c.ChildrenW(ctx, dir)
+		kids, _, r.kids, err = c.ChildrenW(ctx, dir)
 	} else {
 		kids, _, err = c.Children(ctx, dir)
 	}
 	if errors.Is(err, zk.ErrNoNode) {
 		if !watch {
-			return nil, nil, nil
+			return leaderRead{}, nil
 		}
 		ok, _, ech, err := c.ExistsW(ctx, dir)
 		if err != nil {
-			return nil, nil, err
+			return leaderRead{}, err
 		}
 		if ok { // made meanwhile: look again at once
-			return nil, closedEvents(), nil
+			return leaderRead{kids: closedEvents()}, nil
 		}
-		return nil, ech, nil
+		return leaderRead{kids: ech}, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return leaderRead{}, err
+	}
+	var proclaimed []byte
+	if watch {
+		proclaimed, r.st, r.data, err = c.GetWatch(ctx, dir)
+	} else {
+		proclaimed, r.st, err = c.Get(ctx, dir)
+	}
+	switch {
+	case errors.Is(err, zk.ErrNoNode): // deleted since the listing: no leader
+		r.data.Stop()
+		return leaderRead{kids: r.kids}, nil
+	case err != nil:
+		r.data.Stop()
+		return leaderRead{}, err
 	}
 	for _, n := range queue.Sorted(kids, markers) {
-		p := path.Join(dir, n.Name)
+		p := pathpkg.Join(dir, n.Name)
 		data, st, err := c.Get(ctx, p)
 		if errors.Is(err, zk.ErrNoNode) {
 			continue
 		}
 		if err != nil {
-			return nil, nil, err
+			r.data.Stop()
+			return leaderRead{}, err
 		}
-		return &Participant{ID: string(data), Node: p, Token: st.Czxid, Leader: true}, ch, nil
+		r.p = &Participant{ID: string(data), Node: p, Token: st.Czxid, Leader: true}
+		r.p.Value, _ = proclaimedBy(proclaimed, n.Name)
+		return r, nil
 	}
-	return nil, ch, nil
+	return r, nil
 }
 
 func closedEvents() <-chan zk.Event {

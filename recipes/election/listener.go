@@ -1,10 +1,14 @@
 package election
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+)
 
 // CloseMode says whether a Latch's Close tells its listeners (WithListener)
 // that the term it ends is over: Curator's LeaderLatch.CloseMode. Whatever
-// the mode, Close cancels the term's context first (cause ErrClosed) and
+// the mode, Close cancels the term's context first (cause zkrecipes.ErrClosed) and
 // closes Terms: the mode changes only the listener's NotLeader call.
 type CloseMode int
 
@@ -20,12 +24,12 @@ const (
 // WithCloseMode sets the latch's CloseMode (default CloseSilent). Run
 // ignores it: a Run's lead function sees its context cancelled either way.
 func WithCloseMode(m CloseMode) Option {
-	return func(o *options) {
+	return func(o *options) error {
 		if m != CloseSilent && m != CloseNotifyLeader {
-			o.bad = "unknown close mode"
-			return
+			return errs.Invalid("unknown close mode")
 		}
 		o.closeMode = m
+		return nil
 	}
 }
 
@@ -44,12 +48,12 @@ func WithCloseMode(m CloseMode) Option {
 // be gone, is what keeps a leader's work safe. Close does not wait for
 // calls still queued: they are made after it returns.
 func WithListener(isLeader, notLeader func(t *Term)) Option {
-	return func(o *options) {
+	return func(o *options) error {
 		if isLeader == nil && notLeader == nil {
-			o.bad = "listener with neither function"
-			return
+			return errs.Invalid("listener with neither function")
 		}
 		o.listeners = append(o.listeners, listener{isLeader, notLeader})
+		return nil
 	}
 }
 

@@ -2,11 +2,12 @@ package election
 
 import (
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
 // Option configures a Latch (NewLatch) or a leader loop (Run).
-type Option func(*options)
+type Option func(*options) error
 
 type options struct {
 	id          string
@@ -14,14 +15,16 @@ type options struct {
 	runOnce     bool
 	closeMode   CloseMode
 	listeners   []listener
-	bad         string // why an option was refused
 }
 
 // WithID sets the participant id, written as the node's data (UTF-8), as
 // Curator's LeaderLatch and LeaderSelector write theirs. The default is
 // the empty id (empty data), as in Curator.
 func WithID(id string) Option {
-	return func(o *options) { o.id = id }
+	return func(o *options) error {
+		o.id = id
+		return nil
+	}
 }
 
 // WithLostOnSessionLossOnly ends a term only when the session is lost (or
@@ -29,25 +32,25 @@ func WithID(id string) Option {
 // false alarms, but another participant may already lead by the time the
 // term's context is cancelled. See the package documentation.
 func WithLostOnSessionLossOnly() Option {
-	return func(o *options) { o.sessionOnly = true }
+	return func(o *options) error {
+		o.sessionOnly = true
+		return nil
+	}
 }
 
 // WithRunOnce makes Run return after its first term (its lead function's
 // error), instead of campaigning again. NewLatch ignores it.
 func WithRunOnce() Option {
-	return func(o *options) { o.runOnce = true }
+	return func(o *options) error {
+		o.runOnce = true
+		return nil
+	}
 }
 
-func apply(opts []Option) (options, error) {
+func apply(given []Option) (options, error) {
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return options{}, invalidArg("nil option")
-		}
-		opt(&o)
-		if o.bad != "" {
-			return options{}, invalidArg("%s", o.bad)
-		}
+	if err := option.Apply("election", &o, given); err != nil {
+		return options{}, err
 	}
 	return o, nil
 }
@@ -58,7 +61,7 @@ const (
 	LatchName = "latch-"
 	// LockName is the marker of the nodes of Run (Curator's LeaderSelector,
 	// an InterProcessMutex: "_c_<uuid>-lock-<seq>").
-	LockName = queue.DefaultMarker
+	LockName = "lock-"
 )
 
 // markers orders both layouts: a path holds one kind or the other.

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
@@ -27,18 +30,18 @@ const releaseWithin = 5 * time.Second
 // Run returns ctx's error when ctx ends (a lead running then sees its
 // context cancelled first, and Run waits for it to return; with
 // WithRunOnce, once a term has started, Run returns lead's error even
-// then), or an error wrapping ErrClosed once the client is closed. Bad input (nil client, nil
+// then), or an error wrapping zkrecipes.ErrClosed once the client is closed. Bad input (nil client, nil
 // lead, invalid or relative path, nil option) fails at once with a typed
 // error and nothing made on the server.
 func Run(ctx context.Context, c *client.Client, path string, lead func(ctx context.Context, t *Term) error, opts ...Option) error {
 	if ctx == nil {
-		return invalidArg("nil context")
+		return errs.Invalid("nil context")
 	}
 	if err := check(c, path); err != nil {
 		return err
 	}
 	if lead == nil {
-		return invalidArg("nil lead function")
+		return errs.Invalid("nil lead function")
 	}
 	o, err := apply(opts)
 	if err != nil {
@@ -61,7 +64,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 		}
 		var held *queue.Held
 		var err error
-		actx, done := c.Hooks().StartAcquire(ctx, req.Recipe, path)
+		actx, done := access.StartAcquire(c, ctx, req.Recipe, path)
 		if prev != nil {
 			held, err = q.Requeue(actx, prev, req)
 			prev = nil
@@ -73,11 +76,11 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if errors.Is(err, client.ErrClosed) || errors.Is(err, client.ErrInvalidArgument) {
+			if errors.Is(err, zkrecipes.ErrClosed) || errors.Is(err, zkrecipes.ErrInvalidArgument) {
 				return err
 			}
 			sleep := b.NextBackOff()
-			c.Logger().Info("leader loop: campaign failed; trying again", "path", path, "err", err, "sleep", sleep)
+			access.Logger(c).Debug("leader loop: campaign failed; trying again", "path", path, "err", err, "sleep", sleep)
 			if !queue.Sleep(ctx, sleep) {
 				return ctx.Err()
 			}
@@ -90,10 +93,10 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 			continue
 		}
 		sess := held.Session()
-		t := newTerm(ctx, held.Path(), o.id, tok, sess)
+		t := newTerm(ctx, c, held.Path(), o.id, tok, sess)
 		// The term ends the moment the holding may be gone (Interrupt and
 		// ctx end it themselves).
-		stop := held.AfterLost(func() { t.end(ErrLost) })
+		stop := held.AfterLost(func() { t.end(zkrecipes.ErrLost) })
 		leadErr := lead(t.ctx, t)
 		t.end(ErrResigned)
 		stop()
@@ -103,7 +106,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 		}
 		prev = held
 		if leadErr != nil && !errors.Is(leadErr, context.Canceled) {
-			c.Logger().Info("leader loop: lead returned an error; campaigning again", "path", path, "err", leadErr)
+			access.Logger(c).Debug("leader loop: lead returned an error; campaigning again", "path", path, "err", leadErr)
 		}
 	}
 }
@@ -117,7 +120,7 @@ func release(c *client.Client, held *queue.Held) {
 	if queue.IsClosed(c.Disconnected()) {
 		cancel()
 	}
-	if err := held.Release(ctx); err != nil && !errors.Is(err, client.ErrDeletePending) {
-		c.Logger().Warn("leader loop: could not delete the node; it goes with its session", "node", held.Path(), "err", err)
+	if err := held.Release(ctx); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
+		access.Logger(c).Warn("leader loop: could not delete the node; it goes with its session", "node", held.Path(), "err", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -17,10 +18,13 @@ import (
 // same node, carries the same token. A lost session ends the term and the
 // node with it.
 type Term struct {
+	c       *client.Client
 	node    string
 	id      string
 	token   int64
 	session *client.Session
+
+	proclaimMu sync.Mutex // one Proclaim at a time, so values land in call order
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -29,10 +33,10 @@ type Term struct {
 	intOnce   sync.Once
 }
 
-func newTerm(parent context.Context, node, id string, token int64, sess *client.Session) *Term {
+func newTerm(parent context.Context, c *client.Client, node, id string, token int64, sess *client.Session) *Term {
 	ctx, cancel := context.WithCancelCause(parent)
 	return &Term{
-		node: node, id: id, token: token, session: sess,
+		c: c, node: node, id: id, token: token, session: sess,
 		ctx: ctx, cancel: cancel, interrupt: make(chan struct{}),
 	}
 }
@@ -73,9 +77,9 @@ func (t *Term) Session() *client.Session {
 }
 
 // Context is cancelled the moment leadership may be gone; context.Cause
-// says why: ErrLost, ErrInterrupted, ErrResigned, ErrClosed, or the cause
+// says why: zkrecipes.ErrLost, ErrInterrupted, ErrResigned, zkrecipes.ErrClosed, or the cause
 // of the context Run was given. A nil or zero Term's is already cancelled,
-// with cause ErrInvalidArgument.
+// with cause zkrecipes.ErrInvalidArgument.
 func (t *Term) Context() context.Context {
 	if !t.made() {
 		return canceled
@@ -89,7 +93,7 @@ func (t *Term) Done() <-chan struct{} { return t.Context().Done() }
 // Err is nil while the term lasts, then why it ended (see Context).
 func (t *Term) Err() error {
 	if !t.made() {
-		return ErrInvalidArgument
+		return zkrecipes.ErrInvalidArgument
 	}
 	if t.ctx.Err() == nil {
 		return nil
@@ -120,6 +124,6 @@ func (t *Term) made() bool { return t != nil && t.ctx != nil }
 
 var canceled = func() context.Context {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	cancel(ErrInvalidArgument)
+	cancel(zkrecipes.ErrInvalidArgument)
 	return ctx
 }()

@@ -5,8 +5,7 @@
 // one, so it always has the live map of members.
 //
 //	m, _ := group.New(c, "/groups/workers", "worker-7", []byte("10.0.0.7:8080")) // no I/O
-//	m.Start()                      // joins in the background
-//	m.WaitJoined(ctx)              // its node is made and the members are loaded
+//	m.Start(ctx)                   // returns once its node is made and the members are loaded
 //	members := m.Members()         // id -> data, this member included
 //	for ev := range events { ... } // Joined, Updated, Left (events from m.Events())
 //	m.SetData(ctx, []byte("busy")) // written through and kept for re-creates

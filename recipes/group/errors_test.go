@@ -5,15 +5,18 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/group"
 )
 
-// TestLifecycleErrors: a member that is not started, or closed, says so
-// ("group member is not started", "group member is closed"), not that the
-// client is, and its errors still match ErrNotStarted and ErrClosed. No
-// server: the client is never started.
+// TestLifecycleErrors: a member that is started already, or closed, says
+// so ("group member is already started", "group member is closed"), not
+// that the client is, and its errors still match ErrAlreadyStarted and
+// ErrClosed; a Start whose ctx ends before the member joined returns ctx's
+// error, naming the member's node. No server: the client is never started.
 func TestLifecycleErrors(t *testing.T) {
 	ctx := context.Background()
 	c, err := client.New(client.WithServers("127.0.0.1:1"))
@@ -25,13 +28,15 @@ func TestLifecycleErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "WaitJoined before Start", m.WaitJoined(ctx), group.ErrNotStarted, "zkrecipes: group member is not started")
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	wantErr(t, "Start without a session", m.Start(short), context.DeadlineExceeded, "/g/m1")
+	wantErr(t, "second Start", m.Start(ctx), zkrecipes.ErrAlreadyStarted, "zkrecipes: group member is already started")
 	if err := m.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "Start after Close", m.Start(), group.ErrClosed, "zkrecipes: group member is closed")
-	wantErr(t, "SetData after Close", m.SetData(ctx, []byte("x")), group.ErrClosed, "zkrecipes: group member is closed")
-	wantErr(t, "WaitJoined after Close", m.WaitJoined(ctx), group.ErrClosed, "zkrecipes: group member is closed")
+	wantErr(t, "Start after Close", m.Start(ctx), zkrecipes.ErrClosed, "zkrecipes: group member is closed")
+	wantErr(t, "SetData after Close", m.SetData(ctx, []byte("x")), zkrecipes.ErrClosed, "zkrecipes: group member is closed")
 }
 
 // wantErr fails unless err matches sentinel and says msg, not what the

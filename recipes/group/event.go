@@ -1,6 +1,6 @@
 package group
 
-import "fmt"
+import "github.com/go-zkrecipes/zkrecipes/internal/enum"
 
 // EventType says what happened to a member.
 type EventType int
@@ -21,17 +21,7 @@ const (
 
 // String names the type.
 func (t EventType) String() string {
-	switch t {
-	case Joined:
-		return "JOINED"
-	case Updated:
-		return "UPDATED"
-	case Left:
-		return "LEFT"
-	case Loaded:
-		return "LOADED"
-	}
-	return fmt.Sprintf("EventType(%d)", int(t))
+	return enum.Name(t, Joined, "EventType", "JOINED", "UPDATED", "LEFT", "LOADED")
 }
 
 // Event is one change of the group as a member sees it.

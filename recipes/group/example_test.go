@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/group"
 )
 
@@ -16,13 +16,13 @@ import (
 func ExampleMember() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c1, err := zkharness.ConnectExample(ctx)
+	c1, err := itest.ConnectExample(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer c1.Close()
-	c2, err := zkharness.ConnectExample(ctx)
+	c2, err := itest.ConnectExample(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -32,17 +32,13 @@ func ExampleMember() {
 	const path = "/examples/group/workers"
 	a, _ := group.New(c1, path, "a", []byte("10.0.0.1:80"))
 	b, _ := group.New(c2, path, "b", []byte("10.0.0.2:80"))
-	if err := a.Start(); err != nil {
-		fmt.Println(err)
-		return
-	}
-	if err := a.WaitJoined(ctx); err != nil {
+	if err := a.Start(ctx); err != nil { // returns once a is in the group and sees it
 		fmt.Println(err)
 		return
 	}
 	events, stop := a.Events() // a's changes from now on
 	defer stop()
-	if err := b.Start(); err != nil { // another process joins
+	if err := b.Start(ctx); err != nil { // another process joins
 		fmt.Println(err)
 		return
 	}

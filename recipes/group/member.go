@@ -3,12 +3,14 @@ package group
 import (
 	"context"
 	"errors"
-	"log/slog"
+	"fmt"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
@@ -17,25 +19,11 @@ import (
 // Option configures a Member.
 type Option func(*options) error
 
-type options struct {
-	logger *slog.Logger
-}
-
-// WithLogger sets where the member's node and cache report trouble
-// (default: the client's logger).
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return invalidArg("nil logger")
-		}
-		o.logger = l
-		return nil
-	}
-}
+type options struct{}
 
 // Member is one member of a group: see the package documentation. It is
 // safe for concurrent use. A zero Member returns an error wrapping
-// ErrInvalidArgument from every method that returns an error, and nothing
+// zkrecipes.ErrInvalidArgument from every method that returns an error, and nothing
 // from the others.
 type Member struct {
 	path  string
@@ -62,38 +50,27 @@ type Member struct {
 // I/O: Start joins.
 func New(c *client.Client, path, id string, data []byte, opts ...Option) (*Member, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return nil, err
 	}
 	if id == "" || strings.Contains(id, "/") {
-		return nil, invalidArg("member id %q: must be one node name, not empty, without '/'", id)
+		return nil, errs.Invalid("member id %q: must be one node name, not empty, without '/'", id)
 	}
 	own := memberPath(path, id)
 	if err := client.ValidatePath(own); err != nil {
-		return nil, invalidArg("member id %q: %v", id, err)
+		return nil, errs.Invalid("member id %q: %v", id, err)
 	}
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	if err := option.Apply("group member "+own, &o, opts); err != nil {
+		return nil, err
 	}
-	var nodeOpts []node.Option
-	var cacheOpts = []cache.Option{cache.WithDepth(1)}
-	if o.logger != nil {
-		nodeOpts = append(nodeOpts, node.WithLogger(o.logger))
-		cacheOpts = append(cacheOpts, cache.WithLogger(o.logger))
-	}
-	n, err := node.New(c, own, data, nodeOpts...)
+	n, err := node.New(c, own, data)
 	if err != nil {
 		return nil, err
 	}
-	v, err := cache.New(c, path, cacheOpts...)
+	v, err := cache.New(c, path, cache.WithDepth(1))
 	if err != nil {
 		return nil, err
 	}
@@ -126,98 +103,45 @@ func (m *Member) Path() string {
 	return m.path
 }
 
-// Start joins the group in the background: the member's node is made (and
-// kept) and, once it exists, the group is loaded (and kept current), so that
-// the first load has this member in it: its Joined comes before Loaded (see
-// Events). WaitJoined waits for both.
-func (m *Member) Start() error {
+// Start joins the group and returns once the member's node was made (or
+// taken over) and the group was loaded with it, or ctx ends. The node is
+// kept and the group kept current until Close; the first load comes after
+// the node was made, so this member is in it: its Joined comes before
+// Loaded (see Events). When ctx ends first (or the server refuses the
+// node for now), Start returns that error and the member goes on joining
+// in the background: Close it all the same. A second Start returns an
+// error wrapping zkrecipes.ErrAlreadyStarted, a Start after Close one
+// wrapping zkrecipes.ErrClosed.
+func (m *Member) Start(ctx context.Context) error {
 	if m.zero() {
 		return errZero()
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	switch {
 	case m.closed:
-		return errMemberClosed
+		m.mu.Unlock()
+		return life.Closed
 	case m.started:
-		return errMemberAlreadyStarted
-	}
-	if err := m.own.Start(); err != nil {
-		return err
+		m.mu.Unlock()
+		return life.AlreadyStarted
 	}
 	m.started = true
+	// Subscribe before the node's start, so that its first Created (or
+	// Adopted) is seen.
+	made, stopMade := m.own.Events()
 	m.wg.Add(1)
-	go m.startView()
-	return nil
-}
-
-// viewRetry is how often the view's starter looks again at a node whose
-// create the server refused (the node keeps trying).
-const viewRetry = 500 * time.Millisecond
-
-// startView starts the view once the member's node was first made (or
-// taken over), unless Close or the client's close comes first.
-func (m *Member) startView() {
-	defer m.wg.Done()
-	defer close(m.viewUp)
-	for {
-		err := m.own.WaitForInitialCreate(m.stopCtx)
-		switch {
-		case err == nil:
-			m.viewErr = m.view.Start()
-			return
-		case m.stopCtx.Err() != nil, errors.Is(err, ErrClosed):
-			m.viewGone = true
-			return
+	go m.startView(made, stopMade)
+	m.mu.Unlock()
+	if err := m.own.Start(ctx); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("zkrecipes: start group member %s: %w", memberPath(m.path, m.id), ctx.Err())
 		}
-		t := time.NewTimer(viewRetry)
-		select {
-		case <-t.C:
-		case <-m.stopCtx.Done():
-		}
-		t.Stop()
-	}
-}
-
-// usable is nil, or why the member cannot be used now: closed, or (with
-// needStart) not started.
-func (m *Member) usable(needStart bool) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	switch {
-	case m.closed:
-		return errMemberClosed
-	case needStart && !m.started:
-		return errMemberNotStarted
-	}
-	return nil
-}
-
-// closedOr is err, or the member's own error when err says closed and the
-// member is (its node or cache closed with it, not with the client).
-func (m *Member) closedOr(err error) error {
-	if errors.Is(err, ErrClosed) && m.usable(false) != nil {
-		return errMemberClosed
-	}
-	return err
-}
-
-// WaitJoined waits until the member's node was made (or taken over) and the
-// group's first load is done, or ctx ends.
-func (m *Member) WaitJoined(ctx context.Context) error {
-	if m.zero() {
-		return errZero()
-	}
-	if err := m.usable(true); err != nil {
-		return err
-	}
-	if err := m.own.WaitForInitialCreate(ctx); err != nil {
 		return m.closedOr(err)
 	}
 	select {
 	case <-m.viewUp:
 	case <-ctx.Done():
-		return ctx.Err()
+		return fmt.Errorf("zkrecipes: start group member %s: %w", memberPath(m.path, m.id), ctx.Err())
 	}
 	switch {
 	case m.viewErr != nil:
@@ -228,9 +152,61 @@ func (m *Member) WaitJoined(ctx context.Context) error {
 		if err := m.usable(true); err != nil {
 			return err
 		}
-		return ErrClosed
+		return errs.ClientClosed
 	}
-	return m.closedOr(m.view.WaitInitialized(ctx))
+	return nil
+}
+
+// startView starts the view (and waits for its first load) once the
+// member's node was first made or taken over, unless Close or the
+// client's close comes first.
+func (m *Member) startView(made <-chan node.Event, stopMade func()) {
+	defer m.wg.Done()
+	defer close(m.viewUp)
+	defer stopMade()
+	for {
+		select {
+		case ev, ok := <-made:
+			switch {
+			case !ok: // the node closed: with the member, or with the client
+				m.viewGone = true
+				return
+			case ev.Type == node.Created, ev.Type == node.Adopted:
+				m.viewErr = m.view.Start(m.stopCtx)
+				if m.stopCtx.Err() != nil {
+					m.viewErr = nil
+					m.viewGone = true
+				}
+				return
+			}
+		case <-m.stopCtx.Done():
+			m.viewGone = true
+			return
+		}
+	}
+}
+
+// usable is nil, or why the member cannot be used now: closed, or (with
+// needStart) not started.
+func (m *Member) usable(needStart bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.closed:
+		return life.Closed
+	case needStart && !m.started:
+		return life.NotStarted
+	}
+	return nil
+}
+
+// closedOr is err, or the member's own error when err says closed and the
+// member is (its node or cache closed with it, not with the client).
+func (m *Member) closedOr(err error) error {
+	if errors.Is(err, zkrecipes.ErrClosed) && m.usable(false) != nil {
+		return life.Closed
+	}
+	return err
 }
 
 // Members returns the group as last seen: each member's id and data. Until
@@ -326,11 +302,11 @@ func idOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 // Close leaves the group: the cache stops (every Events channel is closed)
 // and the member's node is deleted with the client's guaranteed delete
 // (within ctx, else in the background: the error then wraps
-// ErrDeletePending). As node.Node's Close, it never waits for a reconnect:
+// zkrecipes.ErrDeletePending). As node.Node's Close, it never waits for a reconnect:
 // without a connection it returns within about a second, nil when the
 // member's session was lost (its node went with it), else an error
-// wrapping ErrDeletePending. Close is idempotent; later calls return the
-// first one's result.
+// wrapping zkrecipes.ErrDeletePending. A second Close waits for the first to
+// end and returns the same result.
 func (m *Member) Close(ctx context.Context) error {
 	if m.zero() {
 		return errZero()
@@ -340,7 +316,7 @@ func (m *Member) Close(ctx context.Context) error {
 	m.mu.Unlock()
 	m.close.Do(func() {
 		m.stop()
-		viewErr := m.view.Close()
+		viewErr := m.view.Close(ctx)
 		m.err = errors.Join(m.own.Close(ctx), viewErr)
 		m.wg.Wait()
 	})

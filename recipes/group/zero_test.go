@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/group"
 )
@@ -16,12 +17,11 @@ func TestZeroMember(t *testing.T) {
 	for name, m := range map[string]*group.Member{"zero": {}, "nil": nil} {
 		check := func(what string, err error) {
 			t.Helper()
-			if !errors.Is(err, group.ErrInvalidArgument) {
+			if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 				t.Errorf("%s %s: %v, want ErrInvalidArgument", name, what, err)
 			}
 		}
-		check("Start", m.Start())
-		check("WaitJoined", m.WaitJoined(ctx))
+		check("Start", m.Start(ctx))
 		check("SetData", m.SetData(ctx, nil))
 		check("Close", m.Close(ctx))
 		if m.Members() != nil || m.ID() != "" || m.Path() != "" {
@@ -46,14 +46,13 @@ func TestNewRejects(t *testing.T) {
 		make func() error
 		want error
 	}{
-		{"nil client", func() error { _, err := group.New(nil, "/g", "a", nil); return err }, group.ErrInvalidArgument},
-		{"bad path", func() error { _, err := group.New(c, "g", "a", nil); return err }, group.ErrInvalidPath},
-		{"path under /zookeeper", func() error { _, err := group.New(c, "/zookeeper/g", "a", nil); return err }, group.ErrInvalidPath},
-		{"empty id", func() error { _, err := group.New(c, "/g", "", nil); return err }, group.ErrInvalidArgument},
-		{"id with a slash", func() error { _, err := group.New(c, "/g", "a/b", nil); return err }, group.ErrInvalidArgument},
-		{"id ..", func() error { _, err := group.New(c, "/g", "..", nil); return err }, group.ErrInvalidArgument},
-		{"nil option", func() error { _, err := group.New(c, "/g", "a", nil, nil); return err }, group.ErrInvalidArgument},
-		{"nil logger", func() error { _, err := group.New(c, "/g", "a", nil, group.WithLogger(nil)); return err }, group.ErrInvalidArgument},
+		{"nil client", func() error { _, err := group.New(nil, "/g", "a", nil); return err }, zkrecipes.ErrInvalidArgument},
+		{"bad path", func() error { _, err := group.New(c, "g", "a", nil); return err }, zkrecipes.ErrInvalidPath},
+		{"path under /zookeeper", func() error { _, err := group.New(c, "/zookeeper/g", "a", nil); return err }, zkrecipes.ErrInvalidPath},
+		{"empty id", func() error { _, err := group.New(c, "/g", "", nil); return err }, zkrecipes.ErrInvalidArgument},
+		{"id with a slash", func() error { _, err := group.New(c, "/g", "a/b", nil); return err }, zkrecipes.ErrInvalidArgument},
+		{"id ..", func() error { _, err := group.New(c, "/g", "..", nil); return err }, zkrecipes.ErrInvalidArgument},
+		{"nil option", func() error { _, err := group.New(c, "/g", "a", nil, nil); return err }, zkrecipes.ErrInvalidArgument},
 	}
 	for _, tc := range cases {
 		if err := tc.make(); !errors.Is(err, tc.want) {

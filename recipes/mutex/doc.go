@@ -13,7 +13,7 @@
 //
 // A *Mutex is one handle. Goroutines that share it exclude each other, as
 // with sync.Mutex: while one holds, another's Lock waits in the process (no
-// second node is made) and TryLock fails with a *LockedError whose Local
+// second node is made) and TryLock fails with a *zkrecipes.LockedError whose Local
 // field is true; Unlock may come from any goroutine. Two handles always
 // contend, even on one client.
 //
@@ -44,10 +44,10 @@
 // the same moment, for work that takes one.
 //
 // A lost holding is over: IsHeld reports false, a reentrant Lock and Token
-// fail with ErrLost (already once the session has ended or the connection
+// fail with zkrecipes.ErrLost (already once the session has ended or the connection
 // was suspended, before Lost's own goroutine has closed it), and the
 // handle's Unlock, still needed to free the handle, deletes the node and
-// returns an error wrapping ErrLost, so that the caller learns its critical
+// returns an error wrapping zkrecipes.ErrLost, so that the caller learns its critical
 // section may have overlapped another holder's.
 //
 // # Fencing
@@ -57,6 +57,43 @@
 // holder writes to can refuse a holder that was paused past the loss of its
 // lock. For writes kept in ZooKeeper itself, OwnerCheck gives an op for
 // client.Multi that commits the transaction only while the lock is held.
+//
+// # Several locks at once
+//
+// A Multi is Curator's InterProcessMultiLock: a set of locks (mutexes,
+// either side of a read/write lock, semaphore mutexes: any Locker) taken
+// all or nothing and released together. NewMulti makes the mutexes of a
+// list of paths; NewMultiOf takes locks already made.
+//
+//	m, err := mutex.NewMulti(c, []string{"/accounts/17", "/accounts/4"})
+//	err = m.Lock(ctx)                          // both, or neither
+//	tok, err := m.Token(ctx, "/accounts/4")    // each lock has its own token
+//	<-m.Lost()                                 // closes once any of them may be gone
+//	err = m.Unlock(ctx)                        // all of them
+//
+// Curator takes the locks in the order of its list, so two processes that
+// list the same paths in different orders can deadlock: each holds its
+// first lock and waits forever for the other's. A Multi takes them in one
+// canonical order, sorted by path (byte order, the paths as the locks
+// report them, relative to the client's namespace), whatever the order
+// they were given in. Every Multi over overlapping paths then takes the
+// shared ones in the same order, so no cycle of waits can form, and a
+// single Mutex is a Multi of one. Java processes on the same paths keep
+// that guarantee if their InterProcessMultiLock lists the paths sorted;
+// one that lists them otherwise can still deadlock against anyone, as
+// among Java processes.
+//
+// Lock first tries every lock at once (their TryLocks in flight together:
+// one round trip for the set when all are free) and keeps them if it got
+// them all; a try never waits, so it cannot deadlock. Otherwise it
+// releases what the try took and takes the locks in the canonical order,
+// waiting for each (and the next few Locks of the handle skip the try).
+// Unlock releases every lock at once.
+//
+// If a lock already taken may be gone (its Lost closed) before the set is
+// complete, the Multi releases what it holds and starts again rather than
+// go on waiting with a lock it may no longer hold. Lock's context is the
+// only bound on how long it waits.
 //
 // # Failures
 //

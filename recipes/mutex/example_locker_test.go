@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -92,7 +94,7 @@ func ExampleMutex_Context() {
 		return
 	}
 	// ...while a call without it waits, or, for TryLock, fails at once.
-	var locked *mutex.LockedError
+	var locked *zkrecipes.LockedError
 	err = m.TryLock(ctx)
 	fmt.Println("without the context:", errors.As(err, &locked) && locked.Local)
 
@@ -101,7 +103,7 @@ func ExampleMutex_Context() {
 		return
 	}
 	<-held.Done()
-	fmt.Println("context ended on release:", errors.Is(context.Cause(held), mutex.ErrNotHeld))
+	fmt.Println("context ended on release:", errors.Is(context.Cause(held), zkrecipes.ErrNotHeld))
 	// Output:
 	// reentered
 	// without the context: true
@@ -124,7 +126,7 @@ func ExampleMutex_OwnerCheck() {
 	defer c.Close()
 
 	const state = "/examples/mutex/ownercheck-state"
-	if _, err := c.CreateWithParents(ctx, state, []byte("v0"), 0); err != nil {
+	if _, err := c.Create(ctx, state, []byte("v0"), 0, client.WithParents()); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -152,7 +154,7 @@ func ExampleMutex_OwnerCheck() {
 	_, err = c.Multi(ctx, check, &zk.SetDataRequest{Path: state, Data: []byte("v2"), Version: -1})
 	fmt.Println("write after Unlock refused:", errors.Is(err, zk.ErrNoNode))
 	_, err = m.OwnerCheck()
-	fmt.Println("no new check:", errors.Is(err, mutex.ErrNotHeld))
+	fmt.Println("no new check:", errors.Is(err, zkrecipes.ErrNotHeld))
 
 	data, _, err := c.Get(ctx, state)
 	fmt.Println("state:", string(data), err)

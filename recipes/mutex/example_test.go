@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
 // connect starts a client with a session of its own, standing for one
 // process, on the examples' throwaway server.
-func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
+func connect(ctx context.Context) (*client.Client, error) { return itest.ConnectExample(ctx) }
 
 // Lock, do the work, Unlock. The fencing token goes with every write to the
 // protected resource, so the resource can refuse a holder that was paused
@@ -22,7 +23,7 @@ func ExampleMutex() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	c, err := client.New(client.WithServers(zkharness.ExampleServers()...))
+	c, err := client.New(client.WithServers(itest.ExampleServers()...))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -88,7 +89,7 @@ func ExampleMutex_TryLock() {
 		return
 	}
 	err = second.TryLock(ctx)
-	if errors.Is(err, mutex.ErrLocked) {
+	if errors.Is(err, zkrecipes.ErrLocked) {
 		fmt.Println("second: locked elsewhere")
 	}
 
@@ -232,4 +233,53 @@ func ExampleRevoke() {
 	// Output:
 	// holder: asked to release
 	// other: held
+}
+
+// A Multi takes a set of locks all or nothing, in the order of their
+// paths whatever the order given, so two processes listing the same paths
+// differently cannot deadlock. Each lock keeps its own fencing token.
+func ExampleMulti() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c1, err := connect(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c1.Close()
+	c2, err := connect(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c2.Close()
+
+	// A transfer between two accounts, as two processes list them.
+	first, _ := mutex.NewMulti(c1, []string{"/examples/multi/acct-17", "/examples/multi/acct-4"})
+	second, _ := mutex.NewMulti(c2, []string{"/examples/multi/acct-4", "/examples/multi/acct-17"})
+	fmt.Println("order:", first.Paths())
+
+	if err := first.Lock(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	tokens, err := first.Tokens(ctx)
+	fmt.Println("a token per lock:", err == nil && len(tokens) == 2)
+	err = second.TryLock(ctx)
+	fmt.Println("second while first holds:", errors.Is(err, zkrecipes.ErrLocked))
+	if err := first.Unlock(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := second.Lock(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("second holds:", second.IsHeld())
+	_ = second.Unlock(ctx)
+	// Output:
+	// order: [/examples/multi/acct-17 /examples/multi/acct-4]
+	// a token per lock: true
+	// second while first holds: true
+	// second holds: true
 }

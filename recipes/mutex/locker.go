@@ -6,12 +6,13 @@ import (
 	"time"
 )
 
-// Locker is what every zkrecipes lock handle does: a *Mutex, and each side
-// of a rwlock.RWMutex. Code that only locks and unlocks can take a Locker.
+// Locker is what every zkrecipes lock handle does: a *Mutex, each side of
+// a rwlock.RWMutex, and a semaphore.Mutex. Code that only locks and
+// unlocks can take a Locker; a Multi takes a set of them.
 type Locker interface {
 	// Lock waits until the lock is held, or ctx ends.
 	Lock(ctx context.Context) error
-	// TryLock holds at once or fails with an error matching ErrLocked.
+	// TryLock holds at once or fails with an error matching zkrecipes.ErrLocked.
 	TryLock(ctx context.Context) error
 	// Unlock releases one Lock.
 	Unlock(ctx context.Context) error
@@ -19,6 +20,9 @@ type Locker interface {
 	Lost() <-chan struct{}
 	// Token is the holding's fencing token.
 	Token(ctx context.Context) (int64, error)
+	// Path is the lock's path, relative to its client's namespace ("" for
+	// a zero handle). A Multi takes its locks in the order of their paths.
+	Path() string
 }
 
 var _ Locker = (*Mutex)(nil)
@@ -31,7 +35,7 @@ var _ Locker = (*Mutex)(nil)
 //     passes every error to onError (nil: errors are dropped). It never
 //     returns without holding: on a closed client it blocks forever, as a
 //     deadlocked sync.Mutex would, rather than let two holders in.
-//   - Unlock passes its error (ErrNotHeld, ErrLost for a holding that was
+//   - Unlock passes its error (zkrecipes.ErrNotHeld, zkrecipes.ErrLost for a holding that was
 //     lost, or a delete left to the background) to onError.
 //   - Nothing tells a sync.Locker user that the lock was lost: use l.Lost()
 //     or l's Context alongside, or use the Locker itself.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -34,7 +35,7 @@ func (k *keeper) create(ctx context.Context) error {
 		var pn client.ProtectedNode
 		var err error
 		if n.o.ttlSet {
-			pn, err = k.cl.CreateProtectedTTL(ctx, target, data, flags, n.o.ttl)
+			pn, err = k.cl.CreateProtected(ctx, target, data, flags, client.WithTTL(n.o.ttl))
 		} else {
 			pn, err = k.cl.CreateProtected(ctx, target, data, flags)
 		}
@@ -57,9 +58,9 @@ func (k *keeper) create(ctx context.Context) error {
 	var p string
 	var err error
 	if n.o.ttlSet {
-		p, err = k.cl.CreateTTLWithParents(run, target, data, flags, n.o.ttl)
+		p, err = k.cl.Create(run, target, data, flags, client.WithTTL(n.o.ttl), client.WithParents())
 	} else {
-		p, err = k.cl.CreateWithParents(run, target, data, flags)
+		p, err = k.cl.Create(run, target, data, flags, client.WithParents())
 	}
 	switch {
 	case err == nil:
@@ -137,9 +138,9 @@ func seqSuffix(path string) string {
 // (guaranteed, bound to that session: the server removes it anyway when it
 // expires the session).
 func (k *keeper) abandon(ctx context.Context, path string, sess *client.Session) {
-	k.n.log.Info("persistent node: deleting the node of a session that is over", "path", path,
+	k.n.log.Debug("persistent node: deleting the node of a session that is over", "path", path,
 		"session", fmt.Sprintf("0x%x", uint64(sess.ID())))
-	if err := k.cl.DeleteGuaranteed(ctx, path, sess); err != nil && !errors.Is(err, client.ErrDeletePending) {
+	if err := k.cl.DeleteGuaranteed(ctx, path, sess); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
 		k.n.log.Warn("persistent node: deleting the node of a session that is over failed", "path", path, "err", err)
 	}
 }
@@ -169,7 +170,7 @@ func (k *keeper) write(ctx context.Context, path string) (bool, error) {
 // and returns it.
 func (k *keeper) failed(err error, gen uint64) error {
 	n := k.n
-	if retry.IsRetryable(err) || errors.Is(err, client.ErrClosed) || n.stopCtx.Err() != nil ||
+	if retry.IsRetryable(err) || errors.Is(err, zkrecipes.ErrClosed) || n.stopCtx.Err() != nil ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}

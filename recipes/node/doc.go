@@ -4,8 +4,7 @@
 // service's registration, a group member, a lock-free "I am alive" mark.
 //
 //	n, _ := node.New(c, "/services/api/instance-1", payload) // no I/O
-//	n.Start()                                                // creates it in the background
-//	n.WaitForInitialCreate(ctx)
+//	n.Start(ctx)                                             // returns once it is made; kept in the background
 //	n.SetData(ctx, newPayload)                               // written through, and kept for re-creates
 //	n.Close(ctx)                                             // stops, deletes it (guaranteed)
 //
@@ -39,7 +38,7 @@
 // "_c_" + a UUID + "-" + the path's last segment, and a create whose reply
 // was lost is found again by its UUID instead of being made twice. Each
 // create has a new UUID, so the path changes when the node is made again:
-// Path follows, and Subscribe tells. A sequential mode needs protection
+// Path follows, and Events tells. A sequential mode needs protection
 // (New refuses it without): an unprotected sequential create whose reply is
 // lost cannot be found again and would leave a second node. As in Curator,
 // a sequential node is made again under the sequence number it got first,
@@ -50,7 +49,7 @@
 // The handle decides as Curator's PersistentNode does. A node found at the
 // path that the handle did not make, another process's ephemeral node or a
 // persistent node from before, is taken over (Adopted): the handle writes
-// its data there and watches it, WaitForInitialCreate returns, and once that
+// its data there and watches it, Start returns, and once that
 // node is deleted (its owner's session ends, say) the handle makes its own.
 // Close deletes an adopted node too. A node of another mode than the one
 // asked for is taken over all the same, with a warning in the log. A node
@@ -69,7 +68,7 @@
 // once the connection is lost, the node it may have made is deleted
 // (guaranteed) at its path. Close never waits for a reconnect: without a
 // connection it returns within about a second, nil when the node went
-// with its lost session, else ErrDeletePending.
+// with its lost session, else zkrecipes.ErrDeletePending.
 //
 // # TTL nodes
 //
@@ -84,10 +83,10 @@
 // # Errors
 //
 // New validates everything before any I/O: a *client.PathError for a bad
-// path, ErrInvalidArgument for a nil client, a nil option, an unknown mode,
+// path, zkrecipes.ErrInvalidArgument for a nil client, a nil option, an unknown mode,
 // a TTL out of range or with an ephemeral mode, a sequential mode without
 // protection. A create or write the server refuses for good (no permission,
-// TTL nodes disabled) is returned by WaitForInitialCreate and SetData; the
-// handle keeps trying. After Close, Start, SetData and WaitForInitialCreate
-// return an error wrapping ErrClosed.
+// TTL nodes disabled) is returned by Start and SetData; the handle keeps
+// trying. After Close, Start and SetData return an error wrapping
+// zkrecipes.ErrClosed.
 package node

@@ -5,15 +5,18 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
 )
 
-// TestLifecycleErrors: a node that is not started, or closed, says so
-// ("node is not started", "node is closed"), not that the client is, and
-// its errors still match ErrNotStarted and ErrClosed. No server: the
-// client is never started.
+// TestLifecycleErrors: a node that is started already, or closed, says so
+// ("node is already started", "node is closed"), not that the client is,
+// and its errors still match ErrAlreadyStarted and ErrClosed; a Start
+// whose ctx ends before the node is made returns ctx's error, naming the
+// node. No server: the client is never started.
 func TestLifecycleErrors(t *testing.T) {
 	ctx := context.Background()
 	c, err := client.New(client.WithServers("127.0.0.1:1"))
@@ -25,13 +28,15 @@ func TestLifecycleErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "WaitForInitialCreate before Start", n.WaitForInitialCreate(ctx), node.ErrNotStarted, "zkrecipes: node is not started")
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	wantErr(t, "Start without a session", n.Start(short), context.DeadlineExceeded, "zkrecipes: start node /a")
+	wantErr(t, "second Start", n.Start(ctx), zkrecipes.ErrAlreadyStarted, "zkrecipes: node is already started")
 	if err := n.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "Start after Close", n.Start(), node.ErrClosed, "zkrecipes: node is closed")
-	wantErr(t, "SetData after Close", n.SetData(ctx, []byte("x")), node.ErrClosed, "zkrecipes: node is closed")
-	wantErr(t, "WaitForInitialCreate after Close", n.WaitForInitialCreate(ctx), node.ErrClosed, "zkrecipes: node is closed")
+	wantErr(t, "Start after Close", n.Start(ctx), zkrecipes.ErrClosed, "zkrecipes: node is closed")
+	wantErr(t, "SetData after Close", n.SetData(ctx, []byte("x")), zkrecipes.ErrClosed, "zkrecipes: node is closed")
 }
 
 // wantErr fails unless err matches sentinel and says msg, not what the

@@ -1,8 +1,7 @@
 package node
 
 import (
-	"fmt"
-
+	"github.com/go-zkrecipes/zkrecipes/internal/enum"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
@@ -25,18 +24,10 @@ const (
 
 // String names the event type ("Created", "Adopted", "Gone").
 func (t EventType) String() string {
-	switch t {
-	case Created:
-		return "Created"
-	case Adopted:
-		return "Adopted"
-	case Gone:
-		return "Gone"
-	}
-	return fmt.Sprintf("EventType(%d)", int(t))
+	return enum.Name(t, Created, "EventType", "Created", "Adopted", "Gone")
 }
 
-// Event is one change of a Node's node, as Subscribe delivers it.
+// Event is one change of a Node's node, as Events delivers it.
 type Event struct {
 	// Type says what happened.
 	Type EventType
@@ -48,44 +39,24 @@ type Event struct {
 	Session int64
 }
 
-// Subscribe returns a channel that receives every Event of the node from
+// Events returns a channel that receives every Event of the node from
 // now on, in order and none dropped however slowly it is read (each
 // subscriber has its own unbounded queue), and a function that ends the
 // subscription. When the node is there already, the first Event is the
 // one that put it there (Created or Adopted), so a subscriber never misses
 // the current path. The channel is closed by cancel or by Close; after
-// Close, and for a zero Node, Subscribe returns a closed channel. Calling
+// Close, and for a zero Node, Events returns a closed channel. Calling
 // cancel more than once is harmless.
-func (n *Node) Subscribe() (<-chan Event, func()) {
+func (n *Node) Events() (<-chan Event, func()) {
 	if n == nil || n.cl == nil {
 		return pubsub.Closed[Event](), func() {}
 	}
-	s := pubsub.New[Event]()
 	n.mu.Lock()
-	if n.phase == closed {
-		n.mu.Unlock()
-		return pubsub.Closed[Event](), func() {}
-	}
+	defer n.mu.Unlock()
 	if n.present {
-		s.Push(n.last)
+		return n.hub.Subscribe(n.last)
 	}
-	if n.subs == nil {
-		n.subs = make(map[*pubsub.Sub[Event]]struct{})
-	}
-	n.subs[s] = struct{}{}
-	n.subWG.Add(1)
-	n.mu.Unlock()
-	go func() {
-		defer n.subWG.Done()
-		s.Run()
-	}()
-	cancel := func() {
-		n.mu.Lock()
-		delete(n.subs, s)
-		n.mu.Unlock()
-		s.Stop()
-	}
-	return s.Out(), cancel
+	return n.hub.Subscribe()
 }
 
 // publishLocked records ev as the node's state and hands it to every
@@ -93,7 +64,5 @@ func (n *Node) Subscribe() (<-chan Event, func()) {
 func (n *Node) publishLocked(ev Event) {
 	n.present = ev.Type != Gone
 	n.last = ev
-	for s := range n.subs {
-		s.Push(ev)
-	}
+	n.hub.Publish(ev)
 }

@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
 )
 
 // connect starts a client with a session of its own, standing for one
 // process, on the examples' throwaway server.
-func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
+func connect(ctx context.Context) (*client.Client, error) { return itest.ConnectExample(ctx) }
 
 // A worker keeps its ephemeral registration node; another process reads
 // it. The worker's data changes go through the handle; when someone deletes
@@ -40,13 +40,9 @@ func ExampleNode() {
 		fmt.Println(err)
 		return
 	}
-	events, stop := n.Subscribe()
+	events, stop := n.Events()
 	defer stop()
-	if err := n.Start(); err != nil {
-		fmt.Println(err)
-		return
-	}
-	if err := n.WaitForInitialCreate(ctx); err != nil {
+	if err := n.Start(ctx); err != nil { // returns once the node is made
 		fmt.Println(err)
 		return
 	}
@@ -103,12 +99,8 @@ func ExampleWithProtection() {
 		fmt.Println(err)
 		return
 	}
-	if err := n.Start(); err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer n.Close(ctx)
-	if err := n.WaitForInitialCreate(ctx); err != nil {
+	defer n.Close(ctx) // also when Start fails: the handle is started all the same
+	if err := n.Start(ctx); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -136,11 +128,7 @@ func ExampleWithTTL() {
 		fmt.Println(err)
 		return
 	}
-	if err := n.Start(); err != nil {
-		fmt.Println(err)
-		return
-	}
-	if err := n.WaitForInitialCreate(ctx); err != nil {
+	if err := n.Start(ctx); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // keeper is the goroutine that keeps a Node's node: the only one that does
@@ -63,10 +65,10 @@ func (k *keeper) run(states <-chan client.StateChange) {
 				retry.Stop()
 			case ctx.Err() != nil:
 				return
-			case errors.Is(err, client.ErrClosed):
+			case errors.Is(err, zkrecipes.ErrClosed):
 				k.clientClosed()
 				return
-			case errors.Is(err, client.ErrNotStarted):
+			case errors.Is(err, zkrecipes.ErrNotStarted):
 				// Its Connected (on states) will tell.
 				due = false
 			case errors.Is(err, errSessionEnded):
@@ -236,7 +238,7 @@ func (k *keeper) take(path string, st *zk.Stat, cur *client.Session) {
 			n.log.Warn("persistent node: the node found at the path is not of the mode asked for; taken over all the same, as Curator does",
 				"path", path, "mode", n.o.mode, "ephemeralOwner", fmt.Sprintf("0x%x", uint64(owner)))
 		} else {
-			n.log.Info("persistent node: taking over the node found at the path", "path", path,
+			n.log.Debug("persistent node: taking over the node found at the path", "path", path,
 				"ephemeralOwner", fmt.Sprintf("0x%x", uint64(owner)))
 		}
 	}
@@ -291,7 +293,7 @@ func (k *keeper) clientClosed() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.early = true
-	n.failure = fmt.Errorf("zkrecipes: node %s: %w", n.base, ErrClosed)
+	n.failure = fmt.Errorf("zkrecipes: node %s: %w", n.base, errs.ClientClosed)
 	n.failGen = n.dataGen
 	n.changedLocked()
 }

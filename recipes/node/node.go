@@ -8,7 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
@@ -23,7 +26,7 @@ const (
 
 // Node keeps one node in ZooKeeper: see the package documentation. A Node
 // is safe for concurrent use. A zero or nil Node returns an error wrapping
-// ErrInvalidArgument from every method that returns an error.
+// zkrecipes.ErrInvalidArgument from every method that returns an error.
 type Node struct {
 	cl   *client.Client
 	base string // the path given to New
@@ -34,7 +37,9 @@ type Node struct {
 	stop    context.CancelFunc
 	poke    chan struct{} // wakes the keeper (SetData)
 	done    chan struct{} // closed once the keeper has ended
-	subWG   sync.WaitGroup
+
+	closeOnce   sync.Once
+	closeResult error // the first Close's
 
 	mu       sync.Mutex
 	phase    phase
@@ -49,19 +54,19 @@ type Node struct {
 	failGen  uint64        // dataGen when failure happened
 	changed  chan struct{} // closed and replaced on every change above
 	closeCtx context.Context
-	closeErr error // the final delete's outcome
-	early    bool  // the keeper ended because the client closed, before Close
-	subs     map[*pubsub.Sub[Event]]struct{}
+	closeErr error             // the final delete's outcome
+	early    bool              // the keeper ended because the client closed, before Close
+	hub      pubsub.Hub[Event] // Events' subscribers
 }
 
 // New returns a handle on the node at path (relative to the client's
 // namespace), to be made with data (nil is empty data) once Start is
 // called. It does no I/O. A bad path is a *client.PathError (the root
 // cannot be kept: a node needs a parent); a nil client, a nil or refused
-// option an error wrapping ErrInvalidArgument.
+// option an error wrapping zkrecipes.ErrInvalidArgument.
 func New(c *client.Client, path string, data []byte, opts ...Option) (*Node, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return nil, err
@@ -73,15 +78,12 @@ func New(c *client.Client, path string, data []byte, opts ...Option) (*Node, err
 	if err != nil {
 		return nil, err
 	}
-	if o.logger == nil {
-		o.logger = c.Logger()
-	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Node{
 		cl:      c,
 		base:    path,
 		o:       o,
-		log:     o.logger,
+		log:     access.RecipeLogger(c, "node", path),
 		stopCtx: ctx,
 		stop:    stop,
 		poke:    make(chan struct{}, 1),
@@ -92,24 +94,47 @@ func New(c *client.Client, path string, data []byte, opts ...Option) (*Node, err
 	}, nil
 }
 
-// Start begins keeping the node: a goroutine of the handle's own creates it
+// Start begins keeping the node and returns once it is first made (or
+// adopted), or ctx ends. A goroutine of the handle's own creates the node
 // as soon as the client has a session, and makes it again whenever it is
-// gone, until Close. Start does no I/O and does not wait: see
-// WaitForInitialCreate. The client may still be connecting (or not yet
-// started): the node is made once it has a session. A second Start returns
-// an error wrapping ErrAlreadyStarted, a Start after Close one wrapping
-// ErrClosed.
-func (n *Node) Start() error {
+// gone, until Close; the client may still be connecting (or not yet
+// started). When ctx ends first, Start returns ctx's error and the handle
+// goes on trying in the background; it also returns the server's error
+// when it refused the create for good (no permission, TTL nodes not
+// enabled, an ephemeral parent, ...), and the handle keeps trying then too
+// (at every reconnect and SetData, and every few seconds). Either way the
+// handle is started: Close it. A second Start returns an error wrapping
+// zkrecipes.ErrAlreadyStarted, a Start after Close one wrapping
+// zkrecipes.ErrClosed.
+func (n *Node) Start(ctx context.Context) error {
 	if n == nil || n.cl == nil {
 		return errZero()
 	}
+	if err := n.begin(); err != nil {
+		return err
+	}
+	return n.waitFor(ctx, "start", func() (bool, error) {
+		switch {
+		case n.phase == closed:
+			return true, life.Closed
+		case n.created:
+			return true, nil
+		case n.failure != nil:
+			return true, n.failure
+		}
+		return false, nil
+	})
+}
+
+// begin starts the keeper, once.
+func (n *Node) begin() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch n.phase {
 	case closed:
-		return fmt.Errorf("zkrecipes: start node %s: %w", n.base, errNodeClosed)
+		return fmt.Errorf("zkrecipes: start node %s: %w", n.base, life.Closed)
 	case started:
-		return fmt.Errorf("zkrecipes: start node %s: %w", n.base, errNodeAlreadyStarted)
+		return fmt.Errorf("zkrecipes: start node %s: %w", n.base, life.AlreadyStarted)
 	}
 	n.phase = started
 	// Subscribe before the first create, so that no state change after it
@@ -155,7 +180,7 @@ func (n *Node) Data() []byte {
 // is written, or once the node is found gone (it is then made again with
 // this data), or with an error: ctx's (the data stays remembered, and is
 // written as soon as the connection is back), the server's refusal (no
-// permission), or ErrClosed after Close. If the handle holds no node now
+// permission), or zkrecipes.ErrClosed after Close. If the handle holds no node now
 // (not started, not yet made, or gone), SetData returns nil at once. Unlike
 // Curator's, it may be called before the first create.
 //
@@ -169,7 +194,7 @@ func (n *Node) SetData(ctx context.Context, data []byte) error {
 	n.mu.Lock()
 	if n.phase == closed {
 		n.mu.Unlock()
-		return fmt.Errorf("zkrecipes: set data of node %s: %w", n.base, errNodeClosed)
+		return fmt.Errorf("zkrecipes: set data of node %s: %w", n.base, life.Closed)
 	}
 	n.data = bytes.Clone(data)
 	n.dataGen++
@@ -183,38 +208,10 @@ func (n *Node) SetData(ctx context.Context, data []byte) error {
 	return n.waitFor(ctx, "set data of", func() (bool, error) {
 		switch {
 		case n.phase == closed:
-			return true, errNodeClosed
+			return true, life.Closed
 		case n.written >= gen, !n.present, n.phase == idle:
 			return true, nil
 		case n.failure != nil && n.failGen >= gen:
-			return true, n.failure
-		}
-		return false, nil
-	})
-}
-
-// WaitForInitialCreate waits until the node was first made (or adopted)
-// and returns nil; once that happened it returns nil at once, even if the
-// node is gone since, until Close. It returns ctx's error when ctx ends
-// first, an error wrapping ErrNotStarted before Start and ErrClosed after
-// Close, and the
-// server's error when it refused the create for good (no permission, TTL
-// nodes not enabled, an ephemeral parent, ...): the handle keeps trying
-// (at every reconnect and SetData, and every few seconds), so a later call
-// may still succeed.
-func (n *Node) WaitForInitialCreate(ctx context.Context) error {
-	if n == nil || n.cl == nil {
-		return errZero()
-	}
-	return n.waitFor(ctx, "wait for the creation of", func() (bool, error) {
-		switch {
-		case n.phase == closed:
-			return true, errNodeClosed
-		case n.created:
-			return true, nil
-		case n.phase == idle:
-			return true, errNodeNotStarted
-		case n.failure != nil:
 			return true, n.failure
 		}
 		return false, nil
@@ -257,9 +254,10 @@ func (n *Node) changedLocked() {
 // Curator does. It waits, within ctx, for a create under way to end (so
 // that a node it makes is deleted too) and for the delete; when ctx ends
 // first, or the delete cannot finish (no connection), it returns an error
-// wrapping ErrDeletePending and the delete goes on in the background while
+// wrapping zkrecipes.ErrDeletePending and the delete goes on in the background while
 // the node's session lives. Subscribers' channels are closed, and waiting
-// calls return ErrClosed. Close is idempotent: a later call returns nil.
+// calls return zkrecipes.ErrClosed. A second Close waits for the first to
+// end and returns the same result.
 //
 // Close never waits for a reconnect, whatever ctx allows, so that a
 // deferred Close(context.Background()) cannot hold up a shutdown: without
@@ -268,26 +266,28 @@ func (n *Node) changedLocked() {
 // node is gone with its session (the session was Lost: an ephemeral node
 // has nothing left to wait for; one last try at deleting it, in case the
 // server still holds that session, is made on the next session), else an
-// error wrapping ErrDeletePending.
+// error wrapping zkrecipes.ErrDeletePending.
 // A connection that dies silently counts from when the client notices
 // (at most 2/3 of the session timeout).
 //
 // Close the node before its client: once the client is closed nothing can
 // be deleted (an ephemeral node goes with the session; a persistent one
-// stays, and Close says so with an error wrapping ErrClosed).
+// stays, and Close says so with an error wrapping zkrecipes.ErrClosed).
 func (n *Node) Close(ctx context.Context) error {
 	if n == nil || n.cl == nil {
 		return errZero()
 	}
+	n.closeOnce.Do(func() { n.closeResult = n.close(ctx) })
+	return n.closeResult
+}
+
+// close is the first Close.
+func (n *Node) close(ctx context.Context) error {
 	n.mu.Lock()
-	if n.phase == closed {
-		n.mu.Unlock()
-		return nil
-	}
 	wasStarted := n.phase == started
 	n.phase = closed
 	n.closeCtx = ctx
-	n.stopSubsLocked()
+	n.hub.Close()
 	n.changedLocked()
 	n.mu.Unlock()
 	n.stop()
@@ -298,29 +298,21 @@ func (n *Node) Close(ctx context.Context) error {
 	select {
 	case <-n.done:
 	case <-ctx.Done():
-		return fmt.Errorf("zkrecipes: close node %s: %w: %w", n.base, ErrDeletePending, ctx.Err())
+		return fmt.Errorf("zkrecipes: close node %s: %w: %w", n.base, zkrecipes.ErrDeletePending, ctx.Err())
 	}
-	n.subWG.Wait()
+	n.hub.Wait()
 	n.mu.Lock()
 	early, err, path := n.early, n.closeErr, n.path
 	n.mu.Unlock()
 	if early && !n.o.mode.ephemeral() && path != "" {
 		// The keeper ended with the client: an ephemeral node went with the
 		// session, a persistent one stays.
-		err = fmt.Errorf("the client closed first, the node stays: %w", ErrClosed)
+		err = fmt.Errorf("the node stays: %w", errs.ClientClosed)
 	}
 	if err != nil {
 		return fmt.Errorf("zkrecipes: close node %s: %w", n.base, err)
 	}
 	return nil
-}
-
-// stopSubsLocked ends every subscription. n.mu must be held.
-func (n *Node) stopSubsLocked() {
-	for s := range n.subs {
-		s.Stop()
-	}
-	n.subs = nil
 }
 
 // deleteNode deletes the node at path (nothing when path is ""), bound to

@@ -1,13 +1,14 @@
 package node
 
 import (
-	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/enum"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 )
 
 // Mode is the kind of node a Node keeps, as ZooKeeper's CreateMode names it.
@@ -31,17 +32,7 @@ const (
 
 // String is the mode's name, as ZooKeeper spells it ("EPHEMERAL", ...).
 func (m Mode) String() string {
-	switch m {
-	case Ephemeral:
-		return "EPHEMERAL"
-	case EphemeralSequential:
-		return "EPHEMERAL_SEQUENTIAL"
-	case Persistent:
-		return "PERSISTENT"
-	case PersistentSequential:
-		return "PERSISTENT_SEQUENTIAL"
-	}
-	return fmt.Sprintf("Mode(%d)", int(m))
+	return enum.Name(m, Ephemeral, "Mode", "EPHEMERAL", "EPHEMERAL_SEQUENTIAL", "PERSISTENT", "PERSISTENT_SEQUENTIAL")
 }
 
 func (m Mode) valid() bool      { return m >= Ephemeral && m <= PersistentSequential }
@@ -53,7 +44,7 @@ func (m Mode) sequential() bool { return m == EphemeralSequential || m == Persis
 const TouchName = "touch"
 
 // Option configures a Node.
-type Option func(*options)
+type Option func(*options) error
 
 type options struct {
 	mode    Mode
@@ -61,18 +52,16 @@ type options struct {
 	protect bool
 	ttl     time.Duration
 	ttlSet  bool
-	logger  *slog.Logger
-	bad     string // why an option was refused
 }
 
 // WithMode sets the node's mode (default Ephemeral).
 func WithMode(m Mode) Option {
-	return func(o *options) {
+	return func(o *options) error {
 		if !m.valid() {
-			o.bad = fmt.Sprintf("unknown mode %d", int(m))
-			return
+			return errs.Invalid("unknown mode %d", int(m))
 		}
 		o.mode, o.modeSet = m, true
+		return nil
 	}
 }
 
@@ -82,7 +71,10 @@ func WithMode(m Mode) Option {
 // again instead of being made twice. Each create has a new UUID: the path
 // changes when the node is made again (Path follows).
 func WithProtection() Option {
-	return func(o *options) { o.protect = true }
+	return func(o *options) error {
+		o.protect = true
+		return nil
+	}
 }
 
 // WithTTL makes the node a TTL node (Curator's PersistentTtlNode): a
@@ -95,49 +87,31 @@ func WithProtection() Option {
 // or PersistentSequential; d is at least 1 ms and at most client.MaxTTL.
 // The server must allow TTL nodes (zookeeper.extendedTypesEnabled=true).
 func WithTTL(d time.Duration) Option {
-	return func(o *options) {
+	return func(o *options) error {
 		if d < time.Millisecond || d > client.MaxTTL {
-			o.bad = fmt.Sprintf("TTL %v: want 1ms to %v", d, client.MaxTTL)
-			return
+			return errs.Invalid("TTL %v: want 1ms to %v", d, client.MaxTTL)
 		}
 		o.ttl, o.ttlSet = d, true
-	}
-}
-
-// WithLogger sets where the handle reports creates, re-creates and
-// failures (default: the client's logger).
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) {
-		if l == nil {
-			o.bad = "nil logger"
-			return
-		}
-		o.logger = l
+		return nil
 	}
 }
 
 // apply applies opts and checks that they fit together.
-func apply(opts []Option) (options, error) {
+func apply(given []Option) (options, error) {
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return options{}, invalidArg("nil option")
-		}
-		opt(&o)
-		if o.bad != "" {
-			return options{}, invalidArg("%s", o.bad)
-		}
+	if err := option.Apply("persistent node", &o, given); err != nil {
+		return options{}, err
 	}
 	if o.ttlSet {
 		if !o.modeSet {
 			o.mode = Persistent
 		}
 		if o.mode.ephemeral() {
-			return options{}, invalidArg("a TTL node is persistent: mode %v cannot have a TTL", o.mode)
+			return options{}, errs.Invalid("a TTL node is persistent: mode %v cannot have a TTL", o.mode)
 		}
 	}
 	if o.mode.sequential() && !o.protect {
-		return options{}, invalidArg("mode %v needs WithProtection: an unprotected sequential create whose reply is lost cannot be found again and would leave a second node", o.mode)
+		return options{}, errs.Invalid("mode %v needs WithProtection: an unprotected sequential create whose reply is lost cannot be found again and would leave a second node", o.mode)
 	}
 	return o, nil
 }

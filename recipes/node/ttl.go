@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zookeeper/zk"
 )
 
@@ -33,7 +34,7 @@ func (k *keeper) touch(ctx context.Context) {
 		// so it is given up only after Close, once the connection is lost.
 		if _, err = k.cl.Conn(ctx); err == nil {
 			run, stop := untilCut(stopCtx, k.cl)
-			_, err = k.cl.CreateTTL(run, child, nil, zk.FlagTTL, n.o.ttl)
+			_, err = k.cl.Create(run, child, nil, zk.FlagTTL, client.WithTTL(n.o.ttl))
 			stop()
 		}
 	}

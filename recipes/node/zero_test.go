@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
@@ -17,7 +18,7 @@ import (
 
 // TestZeroNode calls every exported method of a zero Node and of a nil
 // *Node: each returns an error wrapping ErrInvalidArgument, or the zero
-// result for a getter (Subscribe a closed channel), and none panics,
+// result for a getter (Events a closed channel), and none panics,
 // blocks or leaves a goroutine. No server is involved.
 func TestZeroNode(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
@@ -25,16 +26,15 @@ func TestZeroNode(t *testing.T) {
 	for what, n := range map[string]*node.Node{"zero Node": &zero, "nil Node": nil} {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		invalid := func(method string, err error) error {
-			if !errors.Is(err, node.ErrInvalidArgument) {
+			if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 				return fmt.Errorf("%s.%s: err = %v, want one wrapping ErrInvalidArgument", what, method, err)
 			}
 			return nil
 		}
 		checks := map[string]func() error{
-			"Start":                func() error { return invalid("Start", n.Start()) },
-			"WaitForInitialCreate": func() error { return invalid("WaitForInitialCreate", n.WaitForInitialCreate(ctx)) },
-			"SetData":              func() error { return invalid("SetData", n.SetData(ctx, []byte("x"))) },
-			"Close":                func() error { return invalid("Close", n.Close(ctx)) },
+			"Start":   func() error { return invalid("Start", n.Start(ctx)) },
+			"SetData": func() error { return invalid("SetData", n.SetData(ctx, []byte("x"))) },
+			"Close":   func() error { return invalid("Close", n.Close(ctx)) },
 			"Path": func() error {
 				if p := n.Path(); p != "" {
 					return fmt.Errorf("%s.Path: %q", what, p)
@@ -47,12 +47,12 @@ func TestZeroNode(t *testing.T) {
 				}
 				return nil
 			},
-			"Subscribe": func() error {
-				ch, cancel := n.Subscribe()
+			"Events": func() error {
+				ch, cancel := n.Events()
 				cancel()
 				cancel()
 				if _, ok := <-ch; ok {
-					return fmt.Errorf("%s.Subscribe: an event", what)
+					return fmt.Errorf("%s.Events: an event", what)
 				}
 				return nil
 			},
@@ -78,13 +78,13 @@ func TestNewArguments(t *testing.T) {
 	}
 	defer c.Close()
 
-	if _, err := node.New(nil, "/n", nil); !errors.Is(err, node.ErrInvalidArgument) {
+	if _, err := node.New(nil, "/n", nil); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		t.Errorf("nil client: %v", err)
 	}
 	for _, p := range []string{"", "n", "/n/", "/a//b", "/a/./b", "/zookeeper/n", "/"} {
 		_, err := node.New(c, p, nil)
 		var pe *client.PathError
-		if !errors.Is(err, node.ErrInvalidPath) || !errors.As(err, &pe) {
+		if !errors.Is(err, zkrecipes.ErrInvalidPath) || !errors.As(err, &pe) {
 			t.Errorf("path %q: %v, want a *client.PathError", p, err)
 		}
 	}
@@ -100,10 +100,9 @@ func TestNewArguments(t *testing.T) {
 		"ephemeral TTL, TTL first":          {node.WithTTL(time.Second), node.WithMode(node.EphemeralSequential), node.WithProtection()},
 		"unprotected ephemeral sequential":  {node.WithMode(node.EphemeralSequential)},
 		"unprotected persistent sequential": {node.WithMode(node.PersistentSequential)},
-		"nil logger":                        {node.WithLogger(nil)},
 	}
 	for name, opts := range bad {
-		if n, err := node.New(c, "/n", nil, opts...); !errors.Is(err, node.ErrInvalidArgument) || n != nil {
+		if n, err := node.New(c, "/n", nil, opts...); !errors.Is(err, zkrecipes.ErrInvalidArgument) || n != nil {
 			t.Errorf("%s: %v, %v; want ErrInvalidArgument", name, n, err)
 		}
 	}
@@ -132,9 +131,6 @@ func TestNewArguments(t *testing.T) {
 		t.Errorf("Data = %q after the caller changed its slice, want abc", got)
 	}
 	ctx := context.Background()
-	if err := n.WaitForInitialCreate(ctx); !errors.Is(err, node.ErrNotStarted) {
-		t.Errorf("WaitForInitialCreate before Start: %v", err)
-	}
 	if err := n.SetData(ctx, nil); err != nil {
 		t.Errorf("SetData before Start: %v (it is remembered for the first create)", err)
 	}
@@ -151,17 +147,16 @@ func TestNewArguments(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 	for what, err := range map[string]error{
-		"Start":                n.Start(),
-		"SetData":              n.SetData(ctx, []byte("x")),
-		"WaitForInitialCreate": n.WaitForInitialCreate(ctx),
+		"Start":   n.Start(ctx),
+		"SetData": n.SetData(ctx, []byte("x")),
 	} {
-		if !errors.Is(err, node.ErrClosed) {
+		if !errors.Is(err, zkrecipes.ErrClosed) {
 			t.Errorf("%s after Close: %v, want ErrClosed", what, err)
 		}
 	}
-	if ch, _ := n.Subscribe(); ch != nil {
+	if ch, _ := n.Events(); ch != nil {
 		if _, ok := <-ch; ok {
-			t.Error("Subscribe after Close gave an open channel")
+			t.Error("Events after Close gave an open channel")
 		}
 	}
 	for m, want := range map[node.Mode]string{node.Ephemeral: "EPHEMERAL", node.PersistentSequential: "PERSISTENT_SEQUENTIAL", node.Mode(7): "Mode(7)"} {

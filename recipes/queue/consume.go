@@ -78,9 +78,9 @@ func (q *core) consume(ctx context.Context, h Handler) error {
 			// longer fits jute.maxbuffer (some 50,000 items) fails so,
 			// each try dropping the connection.
 			q.log.Warn("zkrecipes: queue consumer keeps failing (a queue too long to list drops the connection each time)",
-				"path", q.path, "err", err)
+				"err", err)
 		}
-		q.log.Debug("zkrecipes: queue consumer retrying", "path", q.path, "err", err, "sleep", delay)
+		q.log.Debug("zkrecipes: queue consumer retrying", "err", err, "sleep", delay)
 		if !iq.Sleep(ctx, delay) {
 			continue
 		}
@@ -100,7 +100,9 @@ func (c *consumer) register() {
 	if err != nil {
 		return
 	}
-	if err := reg.Start(); err != nil {
+	started, now := context.WithCancel(context.Background())
+	now() // Start keeps making the node in the background
+	if err := reg.Start(started); err != nil && !errors.Is(err, context.Canceled) {
 		return
 	}
 	c.reg = reg

@@ -10,7 +10,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	iq "github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
@@ -92,7 +94,7 @@ func newCore(c *client.Client, k kind, path string, opts []Option) (*core, error
 		return nil, err
 	}
 	ns := c.Namespace()
-	q := &core{cl: c, k: k, path: path, full: underNamespace(ns, path), o: o, log: c.Logger(), idle: idle,
+	q := &core{cl: c, k: k, path: path, full: underNamespace(ns, path), o: o, log: access.RecipeLogger(c, "queue", path), idle: idle,
 		consumerPath: o.consumerPath, closeDone: make(chan struct{}),
 		subs: map[*pubsub.Sub[Event]]struct{}{}, foreign: map[string]bool{}}
 	if o.lockPath != "" {
@@ -120,7 +122,7 @@ func (q *core) lockSafe() bool { return q.lockPath != "" }
 
 // errClosed is the error of every call after Close.
 func (q *core) errClosed() error {
-	return fmt.Errorf("zkrecipes: %s %s is closed: %w", q.k, q.path, client.ErrClosed)
+	return fmt.Errorf("zkrecipes: %s %s is closed: %w", q.k, q.path, zkrecipes.ErrClosed)
 }
 
 // wrap names the queue and what failed.
@@ -237,7 +239,7 @@ func (q *core) noteForeign(names []string) {
 // fatal reports whether err ends a consumer loop rather than being retried:
 // the handle or the client is closed, the ACLs refuse, the path is bad.
 func fatal(err error) bool {
-	return errors.Is(err, client.ErrClosed) || errors.Is(err, client.ErrNoAuth) ||
-		errors.Is(err, client.ErrInvalidPath) || errors.Is(err, client.ErrInvalidArgument) ||
-		errors.Is(err, client.ErrNotStarted)
+	return errors.Is(err, zkrecipes.ErrClosed) || errors.Is(err, client.ErrNoAuth) ||
+		errors.Is(err, zkrecipes.ErrInvalidPath) || errors.Is(err, zkrecipes.ErrInvalidArgument) ||
+		errors.Is(err, zkrecipes.ErrNotStarted)
 }

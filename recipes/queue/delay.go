@@ -13,7 +13,7 @@ import (
 // clock: producers' and consumers' clocks should agree. An idle consumer
 // waits for the first item's due time or for a put, whichever comes
 // first. A zero DelayQueue returns an error wrapping
-// client.ErrInvalidArgument from every method.
+// zkrecipes.ErrInvalidArgument from every method.
 type DelayQueue struct{ q *core }
 
 // NewDelay returns a delay queue at path; see New.
@@ -50,7 +50,7 @@ func dueAt(t time.Time) (int64, error) {
 }
 
 // Put adds data, due once delay has passed (0: at once); see Queue.Put. A
-// negative delay is an error wrapping client.ErrInvalidArgument.
+// negative delay is an error wrapping zkrecipes.ErrInvalidArgument.
 func (q *DelayQueue) Put(ctx context.Context, delay time.Duration, data []byte) error {
 	c, err := q.core()
 	if err != nil {

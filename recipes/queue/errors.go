@@ -4,14 +4,14 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
 // The errors of this package. The shared sentinels (ErrClosed,
 // ErrInvalidArgument, ErrInvalidPath, ErrSessionLost) are package client's:
-// every error of a closed handle wraps client.ErrClosed, every bad argument
-// client.ErrInvalidArgument, and a bad path is a *client.PathError.
+// every error of a closed handle wraps zkrecipes.ErrClosed, every bad argument
+// zkrecipes.ErrInvalidArgument, and a bad path is a *client.PathError.
 var (
 	// ErrMaybeApplied is wrapped by a *MaybeAppliedError: a put's create
 	// went out and its answer was lost, so the item may be in the queue
@@ -87,9 +87,7 @@ func (e *TooLargeError) Error() string {
 // Unwrap lets errors.Is(err, ErrTooLarge) match.
 func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
 
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", client.ErrInvalidArgument, fmt.Sprintf(format, args...))
-}
+func invalidArg(format string, args ...any) error { return errs.Invalid(format, args...) }
 
 // errZero is the error of every call on a handle not made by its
 // constructor.

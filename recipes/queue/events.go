@@ -3,6 +3,7 @@ package queue
 import (
 	"fmt"
 
+	"github.com/go-zkrecipes/zkrecipes/internal/enum"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
@@ -43,23 +44,7 @@ const (
 
 // String names the type.
 func (t EventType) String() string {
-	switch t {
-	case Requeued:
-		return "REQUEUED"
-	case Dropped:
-		return "DROPPED"
-	case Corrupt:
-		return "CORRUPT"
-	case CommitLost:
-		return "COMMIT_LOST"
-	case Released:
-		return "RELEASED"
-	case MaybeLost:
-		return "MAYBE_LOST"
-	case Foreign:
-		return "FOREIGN"
-	}
-	return fmt.Sprintf("EventType(%d)", int(t))
+	return enum.Name(t, Requeued, "EventType", "REQUEUED", "DROPPED", "CORRUPT", "COMMIT_LOST", "RELEASED", "MAYBE_LOST", "FOREIGN")
 }
 
 // Event is one thing that happened to an item, as a consumer of this
@@ -109,9 +94,9 @@ func (q *core) events() (<-chan Event, func()) {
 func (q *core) publish(ev Event) {
 	switch ev.Type {
 	case CommitLost, MaybeLost, Corrupt:
-		q.log.Warn("zkrecipes: "+q.k.String()+" item", "path", q.path, "event", ev.Type.String(), "node", ev.Node, "err", ev.Err)
+		q.log.Warn("zkrecipes: "+q.k.String()+" item", "event", ev.Type.String(), "node", ev.Node, "err", ev.Err)
 	default:
-		q.log.Debug("zkrecipes: "+q.k.String()+" item", "path", q.path, "event", ev.Type.String(), "node", ev.Node, "err", ev.Err)
+		q.log.Debug("zkrecipes: "+q.k.String()+" item", "event", ev.Type.String(), "node", ev.Node, "err", ev.Err)
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -9,13 +9,13 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/queue"
 )
 
 // connect starts a client with a session of its own, standing for one
 // process, on the examples' throwaway server.
-func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
+func connect(ctx context.Context) (*client.Client, error) { return itest.ConnectExample(ctx) }
 
 // A producer and a lock-safe consumer: each job is removed from the queue
 // only once its handler returned nil; a consumer that dies in its handler
@@ -72,7 +72,7 @@ func ExampleItem_CommitWith() {
 	defer c.Close()
 	orders, _ := queue.New(c, "/examples/commit/orders", queue.WithLockPath("/examples/commit/orders-locks"))
 	defer orders.Close(context.Background())
-	_, _ = c.CreateWithParents(ctx, "/examples/commit/shipped/x", nil, 0)
+	_, _ = c.Create(ctx, "/examples/commit/shipped/x", nil, 0, client.WithParents())
 	_ = orders.Put(ctx, []byte("order-17"))
 
 	cctx, stop := context.WithCancel(ctx)

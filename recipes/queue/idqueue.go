@@ -10,7 +10,7 @@ import (
 // in their node name ("queue-|<id>|<seq>"), taken in put order, and
 // removable by id before a consumer takes them. Ids are not unique: several
 // items may share one. A zero IDQueue returns an error wrapping
-// client.ErrInvalidArgument from every method.
+// zkrecipes.ErrInvalidArgument from every method.
 type IDQueue struct{ q *core }
 
 // NewID returns an id queue at path; see New.

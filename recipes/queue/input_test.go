@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/recipes/queue"
 )
@@ -64,30 +65,30 @@ func TestConstructorsRefuseBadInput(t *testing.T) {
 		"lock = consumers":    {queue.WithLockPath("/l"), queue.WithConsumerPath("/l")},
 	}
 	for name, newQ := range ctors {
-		if err := newQ(nil, "/q"); !errors.Is(err, client.ErrInvalidArgument) {
+		if err := newQ(nil, "/q"); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 			t.Errorf("%s(nil client): %v", name, err)
 		}
 		for _, p := range badPath {
 			var pe *client.PathError
-			if err := newQ(c, p); !errors.As(err, &pe) || !errors.Is(err, client.ErrInvalidPath) {
+			if err := newQ(c, p); !errors.As(err, &pe) || !errors.Is(err, zkrecipes.ErrInvalidPath) {
 				t.Errorf("%s(%q): %v, want a *client.PathError", name, p, err)
 			}
 		}
 		if name == "NewSimple" {
 			for _, o := range [][]queue.Option{{queue.WithLockPath("/l")}, {queue.WithMaxItems(3)}} {
-				if err := newQ(c, "/q", o...); !errors.Is(err, client.ErrInvalidArgument) {
+				if err := newQ(c, "/q", o...); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 					t.Errorf("NewSimple with a lock path or max items: %v", err)
 				}
 			}
 			continue
 		}
 		for what, opts := range badArg {
-			if err := newQ(c, "/q", opts...); !errors.Is(err, client.ErrInvalidArgument) {
+			if err := newQ(c, "/q", opts...); !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 				t.Errorf("%s with %s: %v, want ErrInvalidArgument", name, what, err)
 			}
 		}
 		for what, opts := range badPathOpt {
-			if err := newQ(c, "/q", opts...); !errors.Is(err, client.ErrInvalidPath) {
+			if err := newQ(c, "/q", opts...); !errors.Is(err, zkrecipes.ErrInvalidPath) {
 				t.Errorf("%s with %s: %v, want a *client.PathError", name, what, err)
 			}
 		}

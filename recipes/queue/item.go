@@ -73,7 +73,7 @@ type commitOps struct {
 // one of them, the item is handled as if the handler had failed (a
 // Requeued or Dropped event). Call it from the handler, before it returns;
 // an error wrapping ErrNotLockSafe without a lock path,
-// client.ErrInvalidArgument for a bad op or a call after the handler
+// zkrecipes.ErrInvalidArgument for a bad op or a call after the handler
 // returned, a *TooLargeError when the transaction would exceed the
 // server's limit.
 func (it *Item) CommitWith(ops ...any) error {

@@ -2,10 +2,11 @@ package queue
 
 import (
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/enum"
 )
 
 // Option configures a queue. A bad value makes the constructor return an
-// error wrapping client.ErrInvalidArgument (a *client.PathError for a bad
+// error wrapping zkrecipes.ErrInvalidArgument (a *client.PathError for a bad
 // path).
 type Option func(*options) error
 
@@ -39,15 +40,7 @@ const (
 )
 
 // String names the mode.
-func (m ErrorMode) String() string {
-	switch m {
-	case Requeue:
-		return "requeue"
-	case Delete:
-		return "delete"
-	}
-	return "ErrorMode(?)"
-}
+func (m ErrorMode) String() string { return enum.Name(m, Requeue, "ErrorMode", "requeue", "delete") }
 
 // WithLockPath makes the queue lock-safe (Curator's lockPath): a consumer
 // takes an item by creating an ephemeral node lockPath/<item's name> and

@@ -13,7 +13,7 @@ import (
 // consumer lists the queue again after each item by default (Curator's
 // minItemsBeforeRefresh 0; WithMinItemsBeforeRefresh sets it), so an item
 // of a better priority put meanwhile comes next. A zero PriorityQueue
-// returns an error wrapping client.ErrInvalidArgument from every method.
+// returns an error wrapping zkrecipes.ErrInvalidArgument from every method.
 type PriorityQueue struct{ q *core }
 
 // NewPriority returns a priority queue at path; see New.

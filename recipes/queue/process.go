@@ -91,7 +91,7 @@ func (q *core) process(ctx context.Context, h Handler, t *taken, next *entry) (f
 	case stopped && at == 0:
 		q.publish(Event{Type: Released, Node: t.e.name, Err: cause})
 		if err := q.release(t.sess, t.lock); err != nil {
-			q.log.Warn("zkrecipes: queue lock release", "path", q.path, "lock", t.lock, "err", err)
+			q.log.Warn("zkrecipes: queue lock release", "lock", t.lock, "err", err)
 		}
 	default:
 		// The node's items from failed on go back to the tail; those
@@ -200,13 +200,13 @@ func (q *core) finish(t *taken, ops []any, items [][]byte, ev Event, first *mult
 			// client, close to it): leave the item where it is instead.
 			q.publish(Event{Type: Released, Node: t.e.name, Err: err})
 			if rerr := q.release(t.sess, t.lock); rerr != nil {
-				q.log.Warn("zkrecipes: queue lock release", "path", q.path, "lock", t.lock, "err", rerr)
+				q.log.Warn("zkrecipes: queue lock release", "lock", t.lock, "err", rerr)
 			}
 			return
 		}
 		err := q.commit(t, ops, first)
 		first = nil
-		q.log.Debug("zkrecipes: queue item committed", "path", q.path, "lock", t.lock, "session", t.sess.ID(), "event", ev.Type, "err", err)
+		q.log.Debug("zkrecipes: queue item committed", "lock", t.lock, "session", t.sess.ID(), "event", ev.Type, "err", err)
 		var opErr *failedOpError
 		switch {
 		case err == nil:
@@ -235,7 +235,7 @@ func (q *core) finish(t *taken, ops []any, items [][]byte, ev Event, first *mult
 		// hand, or a consumer that takes no lock): nothing committed.
 		q.publish(Event{Type: CommitLost, Node: t.e.name, Err: fmt.Errorf("%w: %w", ErrLost, err)})
 		if rerr := q.release(t.sess, t.lock); rerr != nil {
-			q.log.Warn("zkrecipes: queue lock release", "path", q.path, "lock", t.lock, "err", rerr)
+			q.log.Warn("zkrecipes: queue lock release", "lock", t.lock, "err", rerr)
 		}
 		return
 	}

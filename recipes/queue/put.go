@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes"
 )
 
 // aclReserve is what the size checks allow for a create's ACL: the
@@ -103,7 +103,7 @@ func (q *core) put(ctx context.Context, prefix string, items [][]byte, raw bool)
 			continue
 		case connLost(err), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 			if errors.Is(err, zk.ErrClosing) {
-				err = fmt.Errorf("%w: %w", client.ErrClosed, err)
+				err = fmt.Errorf("%w: %w", zkrecipes.ErrClosed, err)
 			}
 			return &MaybeAppliedError{Path: q.path, Err: err}
 		}

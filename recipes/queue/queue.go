@@ -14,14 +14,14 @@ import (
 // one item or several (PutMulti) in Curator's item format, so Go and Java
 // producers and consumers share it. A Queue is safe for concurrent use: any
 // number of goroutines may put and consume through one handle. A zero
-// Queue returns an error wrapping client.ErrInvalidArgument from every
+// Queue returns an error wrapping zkrecipes.ErrInvalidArgument from every
 // method.
 type Queue struct{ q *core }
 
 // New returns a queue at path (relative to the client's namespace). It
 // does no I/O: the queue's node is made, as a container, by the first put.
 // A nil client or a bad option is an error wrapping
-// client.ErrInvalidArgument, a bad path a *client.PathError.
+// zkrecipes.ErrInvalidArgument, a bad path a *client.PathError.
 func New(c *client.Client, path string, opts ...Option) (*Queue, error) {
 	q, err := newCore(c, kindPlain, path, opts)
 	if err != nil {
@@ -67,10 +67,10 @@ func (q *Queue) PutMulti(ctx context.Context, items ...[]byte) error {
 }
 
 // Consume takes items from the queue and calls h for each, one at a time,
-// until ctx ends (its error) or Close (an error wrapping client.ErrClosed);
+// until ctx ends (its error) or Close (an error wrapping zkrecipes.ErrClosed);
 // see Handler for what happens to an item whose handler fails. Call it from
 // several goroutines to process several items at once: each call is one
-// consumer. A nil h is an error wrapping client.ErrInvalidArgument.
+// consumer. A nil h is an error wrapping zkrecipes.ErrInvalidArgument.
 // Failures that may pass (a lost connection, an expired session) are ridden
 // out; Consume returns an error that will not pass (an ACL refusal) at
 // once. It returns only once the item in hand is removed, requeued or
@@ -116,7 +116,7 @@ func (q *Queue) Events() (<-chan Event, func()) {
 // Close stops the handle's Consume calls (their handlers' ctx ends) and
 // waits, until ctx ends, for them to return, having committed or released
 // the items in hand and left the idle line and the registry. Every later
-// call returns an error wrapping client.ErrClosed. A second Close returns
+// call returns an error wrapping zkrecipes.ErrClosed. A second Close returns
 // the first one's result. Close the queue before its client.
 func (q *Queue) Close(ctx context.Context) error {
 	c, err := q.core()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
@@ -18,7 +19,7 @@ import (
 // taken the item.
 
 // errSessionGone reports that the session holding a lock ended.
-var errSessionGone = fmt.Errorf("%w: the session holding the lock ended", client.ErrSessionLost)
+var errSessionGone = fmt.Errorf("%w: the session holding the lock ended", zkrecipes.ErrSessionLost)
 
 // sessionConn returns a connection and the session it carries.
 func (q *core) sessionConn(ctx context.Context) (*client.Conn, *client.Session, error) {

@@ -19,7 +19,7 @@ import (
 // offer, take, poll(timeout), poll/remove and peek/element are Offer, Take
 // (a ctx with a deadline for poll with a timeout), Poll and Peek (ErrEmpty
 // for an empty queue). A zero Simple returns an error wrapping
-// client.ErrInvalidArgument from every method.
+// zkrecipes.ErrInvalidArgument from every method.
 type Simple struct{ q *core }
 
 // NewSimple returns a simple queue at path (relative to the client's
@@ -242,7 +242,7 @@ func (s *Simple) Events() (<-chan Event, func()) {
 }
 
 // Close stops the handle's waiting Takes (they return an error wrapping
-// client.ErrClosed) and waits for them to leave the idle line, until ctx
+// zkrecipes.ErrClosed) and waits for them to leave the idle line, until ctx
 // ends. A second Close returns the first one's result.
 func (s *Simple) Close(ctx context.Context) error {
 	c, err := s.core()

@@ -102,7 +102,7 @@ func (q *core) tookLocked(ctx context.Context, e entry, sess *client.Session, di
 	case connLost(err):
 		// The create may have been applied: the lock node says.
 		mine, lst, d, herr := q.lockHeld(sess, lock)
-		q.log.Debug("zkrecipes: queue lock create's reply lost", "path", q.path, "lock", lock, "mine", mine, "err", herr)
+		q.log.Debug("zkrecipes: queue lock create's reply lost", "lock", lock, "mine", mine, "err", herr)
 		if herr != nil || !mine {
 			return nil, nil // not made, gone with its session, or another's
 		}
@@ -118,7 +118,7 @@ func (q *core) tookLocked(ctx context.Context, e entry, sess *client.Session, di
 	if gerr != nil {
 		// The item is gone (another consumer removed it before this lock
 		// was made) or cannot be read: give the lock up.
-		q.log.Debug("zkrecipes: queue item gone under its lock", "path", q.path, "lock", lock, "err", gerr)
+		q.log.Debug("zkrecipes: queue item gone under its lock", "lock", lock, "err", gerr)
 		if err := q.release(sess, lock); err != nil {
 			return nil, err
 		}
@@ -127,7 +127,7 @@ func (q *core) tookLocked(ctx context.Context, e entry, sess *client.Session, di
 		}
 		return nil, gerr
 	}
-	q.log.Debug("zkrecipes: queue item taken", "path", q.path, "lock", lock, "session", sess.ID())
+	q.log.Debug("zkrecipes: queue item taken", "lock", lock, "session", sess.ID())
 	return t, nil
 }
 

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 	"github.com/go-zkrecipes/zkrecipes/recipes/queue"
 )
 
 func noHandler(context.Context, *queue.Item) error { return nil }
 
-// invalid checks that err wraps client.ErrInvalidArgument.
+// invalid checks that err wraps zkrecipes.ErrInvalidArgument.
 func invalid(what string, err error) error {
-	if !errors.Is(err, client.ErrInvalidArgument) {
+	if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 		return fmt.Errorf("%s: %v, want ErrInvalidArgument", what, err)
 	}
 	return nil

@@ -32,7 +32,7 @@
 // (see mutex.Mutex.Context). With the write holding's context, RLock takes
 // the read lock at once beside the write lock (Curator's spelling of a
 // downgrade) and Lock reenters; with the read holding's context, RLock
-// reenters and Lock fails at once with ErrUpgrade, since the handle's own
+// reenters and Lock fails at once with zkrecipes.ErrUpgrade, since the handle's own
 // read node stands before any new write node and that upgrade would wait
 // forever.
 package rwlock

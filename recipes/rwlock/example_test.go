@@ -7,15 +7,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
 // connect starts a client with a session of its own, standing for one
 // process, on the examples' throwaway server.
-func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
+func connect(ctx context.Context) (*client.Client, error) { return itest.ConnectExample(ctx) }
 
 // Readers share the lock; a writer waits until every reader has left, and
 // then has it alone. Two sessions stand for two processes.
@@ -141,7 +142,7 @@ func ExampleRWMutex_downgrade() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("another writer locked out:", errors.Is(other.TryLock(ctx), rwlock.ErrLocked))
+	fmt.Println("another writer locked out:", errors.Is(other.TryLock(ctx), zkrecipes.ErrLocked))
 
 	if err := rw.RUnlock(ctx); err != nil {
 		fmt.Println("read unlock:", err)
@@ -185,7 +186,7 @@ func ExampleRWMutex_Lock_upgrade() {
 	rctx, rcancel := rw.ReadLock().Context(ctx) // carries the read holding
 	err = rw.Lock(rctx)
 	rcancel()
-	fmt.Println("upgrade refused:", errors.Is(err, rwlock.ErrUpgrade))
+	fmt.Println("upgrade refused:", errors.Is(err, zkrecipes.ErrUpgrade))
 
 	if err := rw.RUnlock(ctx); err != nil {
 		fmt.Println(err)
@@ -311,7 +312,7 @@ func ExampleRWMutex_ReadLock() {
 	fmt.Println("after one unlock:", read.IsHeld())
 	_ = l.Unlock(ctx)
 	fmt.Println("after two:", read.IsHeld())
-	fmt.Println("a third is refused:", errors.Is(l.Unlock(ctx), rwlock.ErrNotHeld))
+	fmt.Println("a third is refused:", errors.Is(l.Unlock(ctx), zkrecipes.ErrNotHeld))
 	// Output:
 	// read held: true token set: true
 	// not lost

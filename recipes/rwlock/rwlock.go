@@ -16,26 +16,30 @@ const (
 
 // RWMutex is one handle on a distributed read/write lock: two lock handles,
 // a read side and a write side, on one path and one local gate. A zero
-// RWMutex returns an error wrapping ErrInvalidArgument from every method.
+// RWMutex returns an error wrapping zkrecipes.ErrInvalidArgument from every method.
 type RWMutex struct {
 	read, write *mutex.Mutex
 	wh          *queue.Handle
 }
 
-// Option configures a RWMutex: the options of package mutex.
-type Option = mutex.Option
+// Option configures a RWMutex (both of its sides).
+type Option func(*options) error
+
+// options are the settings of both sides' handles.
+type options = queue.Options
 
 // WithData sets the lock nodes' data (default: this host's IP address, as Curator).
-func WithData(data []byte) Option { return mutex.WithData(data) }
+func WithData(data []byte) Option { return Option(mutex.WithData(data)) }
 
 // WithRevocationListener registers f, called on its own goroutine when
 // another process writes Curator's revocation marker into a node this handle
-// holds (see mutex.Revoke, which works on any lock node).
-func WithRevocationListener(f func()) Option { return mutex.WithRevocationListener(f) }
+// holds (see mutex.Revoke, which works on any lock node). A nil f is an
+// error wrapping zkrecipes.ErrInvalidArgument from New.
+func WithRevocationListener(f func()) Option { return Option(mutex.WithRevocationListener(f)) }
 
 // WithLostOnSessionLossOnly makes Lost close only when the session is lost,
 // not already when the connection is suspended (see package mutex).
-func WithLostOnSessionLossOnly() Option { return mutex.WithLostOnSessionLossOnly() }
+func WithLostOnSessionLossOnly() Option { return Option(mutex.WithLostOnSessionLossOnly()) }
 
 // New returns a handle on the read/write lock at path (relative to the
 // client's namespace). It does no I/O.
@@ -43,11 +47,16 @@ func New(c *client.Client, path string, opts ...Option) (*RWMutex, error) {
 	local := queue.NewLocal()
 	markers := []string{ReadLockName, WriteLockName}
 	var rh, wh *queue.Handle
-	side := func(marker, recipe string, pred queue.Predicate, shared bool, made **queue.Handle) []Option {
-		return append(append([]Option(nil), opts...), func(o *queue.Options) {
+	side := func(marker, recipe string, pred queue.Predicate, shared bool, made **queue.Handle) []mutex.Option {
+		sideOpts := make([]mutex.Option, 0, len(opts)+1)
+		for _, o := range opts {
+			sideOpts = append(sideOpts, mutex.Option(o))
+		}
+		return append(sideOpts, func(o *queue.Options) error {
 			o.Marker, o.Markers, o.Predicate, o.Recipe = marker, markers, pred, recipe
 			o.Shared, o.Local = shared, local
 			o.Made = func(h *queue.Handle) { *made = h }
+			return nil
 		})
 	}
 	read, err := mutex.New(c, path, side(ReadLockName, client.RecipeReadLock, queue.Reader(WriteLockName), true, &rh)...)
@@ -82,10 +91,10 @@ func (rw *RWMutex) WriteLock() *mutex.Mutex {
 
 // Lock takes the write lock. It waits for this handle's readers and writer
 // in the process first. With a context that carries this handle's read
-// holding (from ReadLock().Context) it fails with ErrUpgrade.
+// holding (from ReadLock().Context) it fails with zkrecipes.ErrUpgrade.
 func (rw *RWMutex) Lock(ctx context.Context) error { return rw.WriteLock().Lock(ctx) }
 
-// TryLock takes the write lock if it is free, else fails with a *LockedError.
+// TryLock takes the write lock if it is free, else fails with a *zkrecipes.LockedError.
 func (rw *RWMutex) TryLock(ctx context.Context) error { return rw.WriteLock().TryLock(ctx) }
 
 // Unlock releases the write lock once.
@@ -98,7 +107,7 @@ func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.WriteLock().Unl
 // lock, as Curator allows; Downgrade does that and releases the write lock.
 func (rw *RWMutex) RLock(ctx context.Context) error { return rw.ReadLock().Lock(ctx) }
 
-// TryRLock takes the read lock if no writer is ahead, else fails with a *LockedError.
+// TryRLock takes the read lock if no writer is ahead, else fails with a *zkrecipes.LockedError.
 func (rw *RWMutex) TryRLock(ctx context.Context) error { return rw.ReadLock().TryLock(ctx) }
 
 // RUnlock releases the read lock once.
@@ -107,7 +116,7 @@ func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.ReadLock().Unl
 // Downgrade turns the handle's write holding (locked once, not reentered)
 // into a read holding at the same place in the queue, with the same fencing
 // token, then releases the write node: no writer can come between. It fails
-// with ErrNotHeld without a write holding and ErrLost if that holding may be
+// with zkrecipes.ErrNotHeld without a write holding and zkrecipes.ErrLost if that holding may be
 // gone.
 func (rw *RWMutex) Downgrade(ctx context.Context) error {
 	if rw.wh == nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
@@ -22,7 +23,7 @@ func TestZeroRWMutex(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	invalid := func(method string, err error) error {
-		if !errors.Is(err, rwlock.ErrInvalidArgument) {
+		if !errors.Is(err, zkrecipes.ErrInvalidArgument) {
 			return fmt.Errorf("zero RWMutex.%s: err = %v, want one wrapping ErrInvalidArgument", method, err)
 		}
 		return nil

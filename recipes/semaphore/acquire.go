@@ -10,7 +10,10 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
 	"github.com/go-zkrecipes/zkrecipes/retry"
@@ -52,16 +55,16 @@ func (s *Semaphore) acquire(ctx context.Context, n int, wait bool) ([]*Lease, er
 	case !s.valid():
 		return nil, errZero
 	case ctx == nil:
-		return nil, invalidArg("nil context")
+		return nil, errs.Invalid("nil context")
 	case n <= 0:
-		return nil, invalidArg("asks for %d leases", n)
+		return nil, errs.Invalid("asks for %d leases", n)
 	case s.count == nil && n > s.max:
-		return nil, fmt.Errorf("%w: %w: %d of at most %d", ErrInvalidArgument, ErrTooManyLeases, n, s.max)
+		return nil, fmt.Errorf("%w: %w: %d of at most %d", zkrecipes.ErrInvalidArgument, ErrTooManyLeases, n, s.max)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ctx, done := s.c.Hooks().StartAcquire(ctx, s.recipe, s.path)
+	ctx, done := access.StartAcquire(s.c, ctx, s.recipe, s.path)
 	leases, err := s.acquireReported(ctx, n, wait)
 	done(err)
 	return leases, err
@@ -91,7 +94,7 @@ func (s *Semaphore) acquireReported(ctx context.Context, n int, wait bool) ([]*L
 // requeues reports whether a failed attempt may simply be made again: the
 // waiter lost its nodes (session or deletion), not its reason to wait.
 func requeues(err error) bool {
-	return errors.Is(err, client.ErrSessionLost) || errors.Is(err, ErrLeaseDeleted) ||
+	return errors.Is(err, zkrecipes.ErrSessionLost) || errors.Is(err, ErrLeaseDeleted) ||
 		errors.Is(err, errForeignNode) || errors.Is(err, errMutexLost) || retry.IsSessionExpired(err)
 }
 
@@ -234,7 +237,7 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 	}
 	var limitChanged <-chan shared.Value
 	if s.count != nil {
-		ch, cancel := s.count.Subscribe()
+		ch, cancel := s.count.Events()
 		defer cancel()
 		limitChanged = ch
 	}
@@ -298,7 +301,7 @@ func (s *Semaphore) abandon(nodes ...client.ProtectedNode) { queue.Abandon(s.c, 
 func (s *Semaphore) unlock() {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupWithin)
 	defer cancel()
-	if err := s.lock.Unlock(ctx); err != nil && !errors.Is(err, client.ErrDeletePending) {
-		s.c.Logger().Warn("could not release the semaphore's locks mutex", "path", s.path, "err", err)
+	if err := s.lock.Unlock(ctx); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {
+		access.Logger(s.c).Warn("could not release the semaphore's locks mutex", "path", s.path, "err", err)
 	}
 }

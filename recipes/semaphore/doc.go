@@ -75,7 +75,7 @@
 // # Leases
 //
 // A Lease is released once, with Release (a second Release returns
-// ErrNotHeld); its node is deleted with a guaranteed delete. Lost closes as
+// zkrecipes.ErrNotHeld); its node is deleted with a guaranteed delete. Lost closes as
 // soon as holding the lease can no longer be guaranteed: by default when the
 // connection is Suspended (the client's timing guarantees that this comes at
 // least a third of the session timeout before another process can be granted

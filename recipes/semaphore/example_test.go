@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
 )
 
 // connect starts a client with a session of its own, standing for one
 // process, on the examples' throwaway server.
-func connect(ctx context.Context) (*client.Client, error) { return zkharness.ConnectExample(ctx) }
+func connect(ctx context.Context) (*client.Client, error) { return itest.ConnectExample(ctx) }
 
 // Two licences of a rate-limited service, shared by every process that
 // names the same path. A third TryAcquire finds none free; Holders says who

@@ -5,13 +5,15 @@ import (
 	"errors"
 	"sync/atomic"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
 // Lease is one lease held on a semaphore. Release it exactly once; Lost
 // tells when it may be gone without a Release. A zero Lease returns an error
-// wrapping ErrInvalidArgument from every method that can return one.
+// wrapping zkrecipes.ErrInvalidArgument from every method that can return one.
 type Lease struct {
 	h         *queue.Held // the lease node, watched as a lock holder's node is
 	data      []byte
@@ -57,7 +59,7 @@ func (l *Lease) Lost() <-chan struct{} {
 }
 
 // Token returns the lease's fencing token: its node's creation zxid, never 0
-// with a nil error. ErrNotHeld after Release, ErrLost once the lease may be
+// with a nil error. zkrecipes.ErrNotHeld after Release, zkrecipes.ErrLost once the lease may be
 // gone. The holder's monitor reads the node just after the grant; Token waits
 // for that read (at most one round trip).
 func (l *Lease) Token(ctx context.Context) (int64, error) {
@@ -65,7 +67,7 @@ func (l *Lease) Token(ctx context.Context) (int64, error) {
 		return 0, errZero
 	}
 	if ctx == nil {
-		return 0, invalidArg("nil context")
+		return 0, errs.Invalid("nil context")
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -86,15 +88,15 @@ func (l *Lease) Token(ctx context.Context) (int64, error) {
 // gone is why the lease cannot be vouched for, or nil.
 func (l *Lease) gone() error {
 	if l.releasing.Load() {
-		return ErrNotHeld
+		return zkrecipes.ErrNotHeld
 	}
 	switch cause := l.h.Cause(); {
 	case cause == nil:
 		return nil
-	case errors.Is(cause, queue.ErrNotHeld):
-		return ErrNotHeld
+	case errors.Is(cause, zkrecipes.ErrNotHeld):
+		return zkrecipes.ErrNotHeld
 	default:
-		return ErrLost
+		return zkrecipes.ErrLost
 	}
 }
 
@@ -102,13 +104,13 @@ func (l *Lease) gone() error {
 // with a guaranteed delete. If the delete cannot finish within ctx (nil
 // means no deadline), the lease is released all the same, the client keeps
 // deleting the node in the background for as long as its session lives, and
-// the error wraps ErrDeletePending. A second Release returns ErrNotHeld.
+// the error wraps zkrecipes.ErrDeletePending. A second Release returns zkrecipes.ErrNotHeld.
 func (l *Lease) Release(ctx context.Context) error {
 	if !l.valid() {
 		return errZero
 	}
 	if !l.releasing.CompareAndSwap(false, true) {
-		return ErrNotHeld
+		return zkrecipes.ErrNotHeld
 	}
 	if ctx == nil {
 		ctx = context.Background()

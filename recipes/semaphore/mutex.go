@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
@@ -16,7 +17,7 @@ import (
 // compatible with the Java class. Unlike mutex.Mutex it is not reentrant:
 // a second Lock of the same handle waits (in ZooKeeper) for the first
 // Unlock, whichever goroutine asks. It is a mutex.Locker. A zero Mutex
-// returns an error wrapping ErrInvalidArgument from every method that can
+// returns an error wrapping zkrecipes.ErrInvalidArgument from every method that can
 // return one.
 type Mutex struct {
 	s *Semaphore
@@ -26,11 +27,6 @@ type Mutex struct {
 }
 
 var _ mutex.Locker = (*Mutex)(nil)
-
-// ErrLocked is matched by the error of a Mutex's TryLock when the lock is
-// held (the same value as mutex.ErrLocked; the error also matches
-// ErrNoLeases).
-var ErrLocked = mutex.ErrLocked
 
 // NewMutex returns a handle on the semaphore mutex at path (relative to the
 // client's namespace). It does no I/O.
@@ -49,11 +45,11 @@ func (m *Mutex) valid() bool { return m != nil && m.s.valid() }
 func (m *Mutex) Lock(ctx context.Context) error { return m.lock(ctx, m.s.Acquire) }
 
 // TryLock takes the lock if it is free, else fails at once with an error
-// matching ErrLocked (and ErrNoLeases), leaving no node behind.
+// matching zkrecipes.ErrLocked (and ErrNoLeases), leaving no node behind.
 func (m *Mutex) TryLock(ctx context.Context) error {
 	err := m.lock(ctx, m.s.TryAcquire)
 	if err != nil && isNoLeases(err) {
-		return fmt.Errorf("%w: %w", ErrLocked, err)
+		return fmt.Errorf("%w: %w", zkrecipes.ErrLocked, err)
 	}
 	return err
 }
@@ -74,7 +70,7 @@ func (m *Mutex) lock(ctx context.Context, acquire func(context.Context) (*Lease,
 	return nil
 }
 
-// Unlock releases the lock, from any goroutine: ErrNotHeld when this handle
+// Unlock releases the lock, from any goroutine: zkrecipes.ErrNotHeld when this handle
 // does not hold it. See Lease.Release for a delete that cannot finish within
 // ctx.
 func (m *Mutex) Unlock(ctx context.Context) error {
@@ -86,7 +82,7 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	m.lease = nil
 	m.mu.Unlock()
 	if l == nil {
-		return ErrNotHeld
+		return zkrecipes.ErrNotHeld
 	}
 	return l.Release(ctx)
 }
@@ -114,7 +110,7 @@ func (m *Mutex) Lost() <-chan struct{} {
 	return queue.Closed()
 }
 
-// Token returns the holding's fencing token (see Lease.Token); ErrNotHeld
+// Token returns the holding's fencing token (see Lease.Token); zkrecipes.ErrNotHeld
 // when this handle does not hold.
 func (m *Mutex) Token(ctx context.Context) (int64, error) {
 	if !m.valid() {
@@ -122,7 +118,7 @@ func (m *Mutex) Token(ctx context.Context) (int64, error) {
 	}
 	l := m.current()
 	if l == nil {
-		return 0, ErrNotHeld
+		return 0, zkrecipes.ErrNotHeld
 	}
 	return l.Token(ctx)
 }
@@ -133,6 +129,15 @@ func (m *Mutex) Node() string {
 		return l.Node()
 	}
 	return ""
+}
+
+// Path returns the semaphore mutex's path, relative to the client's
+// namespace ("" for a zero Mutex).
+func (m *Mutex) Path() string {
+	if !m.valid() {
+		return ""
+	}
+	return m.s.Path()
 }
 
 // Semaphore is the one-lease semaphore underneath (nil for a zero Mutex).

@@ -13,6 +13,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
@@ -33,7 +35,7 @@ const (
 // package documentation. It is safe for concurrent use; goroutines that
 // share it take their leases one acquire at a time (they queue in the
 // process for its `locks` mutex, without a node each). A zero Semaphore
-// returns an error wrapping ErrInvalidArgument from every method.
+// returns an error wrapping zkrecipes.ErrInvalidArgument from every method.
 type Semaphore struct {
 	c      *client.Client
 	path   string
@@ -46,8 +48,8 @@ type Semaphore struct {
 	recipe string      // its name to the client's hooks (client.Hooks)
 }
 
-// Option configures a Semaphore.
-type Option func(*options)
+// Option configures a Semaphore (or a semaphore Mutex).
+type Option func(*options) error
 
 type options struct {
 	data                  []byte
@@ -67,14 +69,20 @@ type options struct {
 // write on first use). It cannot be combined with NewWithCount, whose limit
 // changes by design.
 func WithLimitCheck() Option {
-	return func(o *options) { o.limitCheck = true }
+	return func(o *options) error {
+		o.limitCheck = true
+		return nil
+	}
 }
 
 // WithData sets the data of the lease nodes (default: this host's IP
 // address, as Curator writes it). Holders returns it, so it can say who
 // holds each lease.
 func WithData(data []byte) Option {
-	return func(o *options) { o.data = append([]byte(nil), data...) }
+	return func(o *options) error {
+		o.data = append([]byte(nil), data...)
+		return nil
+	}
 }
 
 // WithLostOnSessionLossOnly makes a Lease's Lost channel close only when
@@ -82,7 +90,10 @@ func WithData(data []byte) Option {
 // false alarms, but the lease may already be someone else's by then (see
 // the mutex package's documentation of the same option).
 func WithLostOnSessionLossOnly() Option {
-	return func(o *options) { o.lostOnSessionLossOnly = true }
+	return func(o *options) error {
+		o.lostOnSessionLossOnly = true
+		return nil
+	}
 }
 
 // New returns a handle on the semaphore at path (relative to the client's
@@ -92,7 +103,7 @@ func WithLostOnSessionLossOnly() Option {
 // WithLimitCheck asks for it.
 func New(c *client.Client, p string, maxLeases int, opts ...Option) (*Semaphore, error) {
 	if maxLeases <= 0 {
-		return nil, invalidArg("maxLeases must be positive, not %d", maxLeases)
+		return nil, errs.Invalid("maxLeases must be positive, not %d", maxLeases)
 	}
 	return newSemaphore(c, p, maxLeases, nil, opts)
 }
@@ -111,21 +122,21 @@ func New(c *client.Client, p string, maxLeases int, opts ...Option) (*Semaphore,
 // the count cannot be read (not started, closed, bad data, node deleted).
 func NewWithCount(c *client.Client, p string, count *shared.Count, opts ...Option) (*Semaphore, error) {
 	if count == nil {
-		return nil, invalidArg("nil count")
+		return nil, errs.Invalid("nil count")
 	}
 	s, err := newSemaphore(c, p, 0, count, opts)
 	if err != nil {
 		return nil, err
 	}
 	if s.o.limitCheck {
-		return nil, invalidArg("WithLimitCheck needs a constant limit, not a shared count")
+		return nil, errs.Invalid("WithLimitCheck needs a constant limit, not a shared count")
 	}
 	return s, nil
 }
 
-func newSemaphore(c *client.Client, p string, maxLeases int, count *shared.Count, opts []Option) (*Semaphore, error) {
+func newSemaphore(c *client.Client, p string, maxLeases int, count *shared.Count, given []Option) (*Semaphore, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(p); err != nil {
 		return nil, err
@@ -134,11 +145,8 @@ func newSemaphore(c *client.Client, p string, maxLeases int, count *shared.Count
 		return nil, &client.PathError{Path: p, Reason: "a semaphore needs a directory of its own, not the root"}
 	}
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		opt(&o)
+	if err := option.Apply("semaphore "+p, &o, given); err != nil {
+		return nil, err
 	}
 	if o.data == nil {
 		o.data = queue.DefaultData()
@@ -148,7 +156,10 @@ func newSemaphore(c *client.Client, p string, maxLeases int, count *shared.Count
 	// or when its node is deleted, not on a mere suspension.
 	// It is the semaphore's own, not the application's: it is not reported
 	// to the client's hooks.
-	unreported := func(o *queue.Options) { o.Unreported = true }
+	unreported := func(o *queue.Options) error {
+		o.Unreported = true
+		return nil
+	}
 	lock, err := mutex.New(c, path.Join(p, LocksDir), mutex.WithLostOnSessionLossOnly(), unreported)
 	if err != nil {
 		return nil, err
@@ -280,7 +291,7 @@ func (s *Semaphore) children(ctx context.Context) ([]string, error) {
 		return nil, errZero
 	}
 	if ctx == nil {
-		return nil, invalidArg("nil context")
+		return nil, errs.Invalid("nil context")
 	}
 	kids, _, err := s.c.Children(ctx, s.leases)
 	if errors.Is(err, zk.ErrNoNode) {

@@ -5,12 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 
-	"github.com/go-zookeeper/zk"
-
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+	"github.com/go-zkrecipes/zkrecipes/internal/option"
+	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
 // Value is one reading of a count: the number and the node's stat at the
@@ -27,20 +28,12 @@ type Value struct {
 	Mzxid int64
 }
 
-// Option configures a Count.
-type Option func(*options)
+// Option configures a Count or a Bytes.
+type Option func(*options) error
 
-type options struct {
-	logger *slog.Logger
-}
+type options struct{}
 
-// WithLogger sets where the watcher reports reads that failed (default: the
-// client's logger).
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) { o.logger = l }
-}
-
-// lifecycle of a Count.
+// lifecycle of a Count or a Bytes.
 type phase int
 
 const (
@@ -50,79 +43,71 @@ const (
 	closed
 )
 
+// countWhat names a Count in errors and logs.
+const countWhat = "count"
+
 // Count is a shared int32 in one ZooKeeper node: see the package
-// documentation. A Count is safe for concurrent use. A zero Count returns an
-// error wrapping ErrInvalidArgument from every method.
+// documentation. It stands on a Bytes whose data is the number's 4 bytes.
+// A Count is safe for concurrent use. A zero Count returns an error
+// wrapping zkrecipes.ErrInvalidArgument from every method.
 type Count struct {
 	cl   *client.Client
 	path string
 	seed int32
-	log  *slog.Logger
-
-	stopCtx context.Context // cancelled by Close
-	stop    context.CancelFunc
-	wg      sync.WaitGroup // the watcher
-	unsub   func()         // the watcher's state subscription
 
 	mu       sync.Mutex
 	phase    phase
-	have     bool  // val holds a reading
-	val      Value // the newest reading
-	valErr   error // what is wrong with val (bad data, node deleted, client closed), or nil
-	changes  chan Value
-	chClosed bool
-	subs     map[chan Value]struct{} // Subscribe's channels
+	b        *Bytes                          // the value underneath, from Start on
+	chClosed bool                            // Events serves no one any more
+	subs     map[*pubsub.Sub[Value]]struct{} // Events' queues
+	subWG    sync.WaitGroup                  // their pumps
+	pumpWG   sync.WaitGroup                  // the goroutine that turns b's events into counts
 }
 
 // NewCount returns a count at path (relative to the client's namespace) that
 // Start creates with seed if the node is missing. It does no I/O.
 func NewCount(c *client.Client, path string, seed int32, opts ...Option) (*Count, error) {
 	if c == nil {
-		return nil, invalidArg("nil client")
+		return nil, errs.Invalid("nil client")
 	}
 	if err := client.ValidatePath(path); err != nil {
 		return nil, err
 	}
 	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, invalidArg("nil option")
-		}
-		opt(&o)
+	if err := option.Apply("shared count "+path, &o, opts); err != nil {
+		return nil, err
 	}
-	if o.logger == nil {
-		o.logger = c.Logger()
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	return &Count{
-		cl:      c,
-		path:    path,
-		seed:    seed,
-		log:     o.logger,
-		stopCtx: ctx,
-		stop:    stop,
-		changes: make(chan Value, 1),
-	}, nil
+	return &Count{cl: c, path: path, seed: seed}, nil
 }
+
+func (c *Count) valid() bool { return c != nil && c.cl != nil }
 
 // Path returns the count's path, relative to the client's namespace.
 func (c *Count) Path() string {
-	if c == nil {
+	if !c.valid() {
 		return ""
 	}
 	return c.path
 }
 
 // Start creates the node with the seed if it is missing, reads it and keeps
-// watching it until Close. It returns once the first value is read. A Start
-// that fails (ctx ended, bad data in the node, a ZooKeeper error) leaves
-// nothing running and may be called again; the node it may have created
-// stays, as a count should. A client that may read the node but not create
-// it (the parent's ACL refuses it: zk.ErrNoAuth) starts all the same when
-// the node is there, and can read the count; its writes are refused.
+// watching it until Close. It returns once the first value is read, or when
+// ctx ends: then the count goes on starting in the background until Close
+// (Get says zkrecipes.ErrNotStarted until it has read the node, and a
+// *BadDataError if what it read is not a count). A Start that fails
+// otherwise (bad data in the node, an error that will not pass by trying
+// again) leaves nothing running and may be called again; the node it may
+// have created stays, as a count should. A client that may read the node
+// but not create it (the parent's ACL refuses it: zk.ErrNoAuth) starts all
+// the same when the node is there, and can read the count; its writes are
+// refused. zkrecipes.ErrAlreadyStarted on a second Start,
+// zkrecipes.ErrClosed after Close.
 func (c *Count) Start(ctx context.Context) error {
-	if c == nil || c.cl == nil {
+	if !c.valid() {
 		return errZero()
+	}
+	if ctx == nil {
+		return errs.Invalid("nil context")
 	}
 	c.mu.Lock()
 	switch c.phase {
@@ -131,147 +116,170 @@ func (c *Count) Start(ctx context.Context) error {
 		return c.errClosed()
 	case starting, started:
 		c.mu.Unlock()
-		return fmt.Errorf("zkrecipes: count %s: %w", c.path, ErrAlreadyStarted)
+		return fmt.Errorf("zkrecipes: count %s: %w", c.path, countLife.AlreadyStarted)
 	}
-	c.phase = starting
+	b, err := newBytes(c.cl, c.path, encode(c.seed), countWhat, nil)
+	if err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	c.b, c.phase = b, starting
+	// Subscribe before the first read: no change after it is missed.
+	src, _ := b.Events()
+	c.pumpWG.Add(1)
+	go c.pump(b, src)
 	c.mu.Unlock()
 
-	// Close during Start ends Start's requests too.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(c.stopCtx, cancel)()
-
-	// Subscribe before the first read, so that no reconnect after it is missed.
-	states, unsub := c.cl.Subscribe()
-	w, err := c.first(ctx)
-
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.phase == closed {
-		unsub()
+	err = b.Start(ctx)
+	if c.closed() {
 		return c.errClosed()
 	}
-	if err != nil {
-		unsub()
-		c.phase = idle
-		c.have, c.val, c.valErr = false, Value{}, nil
-		return fmt.Errorf("zkrecipes: start count %s: %w", c.path, err)
+	if err == nil {
+		if _, err = c.Get(); errors.As(err, new(*BadDataError)) {
+			c.discard(b)
+			return fmt.Errorf("zkrecipes: start count %s: %w", c.path, err)
+		}
+		c.setPhase(started)
+		return nil
 	}
-	c.phase = started
-	c.unsub = unsub
-	c.wg.Add(1)
-	go c.watch(states, w)
-	return nil
+	if ctx.Err() != nil && !errors.Is(err, zkrecipes.ErrClosed) {
+		c.setPhase(started) // it goes on starting in the background
+		return err
+	}
+	c.discard(b)
+	return err
 }
 
-// first makes the node if it is missing and reads it with a data watch. It
-// returns a *BadDataError if the data is not a count.
-func (c *Count) first(ctx context.Context) (<-chan zk.Event, error) {
-	for {
-		_, createErr := c.cl.CreateWithParents(ctx, c.path, encode(c.seed), zk.FlagPersistent)
-		// The server checks the parent's ACL before whether the node
-		// exists: a reader that may not create learns only by reading.
-		denied := errors.Is(createErr, zk.ErrNoAuth)
-		if createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) && !denied {
-			return nil, createErr
-		}
-		data, st, w, err := c.cl.GetW(ctx, c.path)
-		switch {
-		case errors.Is(err, zk.ErrNoNode) && denied:
-			return nil, createErr // missing, and this client may not make it
-		case errors.Is(err, zk.ErrNoNode):
-			continue // deleted between the create and the read: make it again
-		}
-		if err != nil {
-			return nil, err
-		}
-		c.observe(data, st, false)
-		c.mu.Lock()
-		err = c.valErr
-		c.mu.Unlock()
-		return w, err
+func (c *Count) closed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.phase == closed
+}
+
+func (c *Count) setPhase(p phase) {
+	c.mu.Lock()
+	if c.phase != closed {
+		c.phase = p
 	}
+	c.mu.Unlock()
+}
+
+// discard closes a Bytes that a failed Start made, leaving the count not
+// started (its subscriptions stay open for the next Start).
+func (c *Count) discard(b *Bytes) {
+	c.mu.Lock()
+	if c.b == b {
+		c.b = nil
+		if c.phase != closed {
+			c.phase = idle
+		}
+	}
+	c.mu.Unlock()
+	_ = b.Close()
+}
+
+// pump turns b's values into counts for Events' subscribers, until b's
+// events end; then, unless a failed Start discarded b, it ends theirs.
+func (c *Count) pump(b *Bytes, src <-chan Versioned) {
+	defer c.pumpWG.Done()
+	for v := range src {
+		n, ok := decode(v.Data)
+		if !ok {
+			continue // Get reports it
+		}
+		c.mu.Lock()
+		if !c.chClosed {
+			for sub := range c.subs {
+				sub.Push(Value{Count: n, Version: v.Version, Mzxid: v.Mzxid})
+			}
+		}
+		c.mu.Unlock()
+	}
+	c.mu.Lock()
+	if c.b == b {
+		c.closeChangesLocked()
+	}
+	c.mu.Unlock()
+}
+
+// bytes is the Bytes underneath once started, or the count's error.
+func (c *Count) bytes() (*Bytes, error) {
+	if !c.valid() {
+		return nil, errZero()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.phase == closed:
+		return nil, c.errClosed()
+	case c.b == nil:
+		return nil, c.errNotStarted()
+	}
+	return c.b, nil
 }
 
 // Get returns the newest value this count has read or written. It does no
-// I/O. The error is ErrNotStarted before Start, ErrClosed after Close or
-// once the client is closed, a *BadDataError when the node's data is not a
-// count (the Value then has the node's Version and Mzxid, and Count 0), or
-// wraps zk.ErrNoNode when the node was deleted (the Value is the last one
-// read).
+// I/O. The error is zkrecipes.ErrNotStarted before Start has read the node,
+// zkrecipes.ErrClosed after Close or once the client is closed, a
+// *BadDataError when the node's data is not a count (the Value then has
+// the node's Version and Mzxid, and Count 0), or wraps zk.ErrNoNode when
+// the node was deleted (the Value is the last one read).
 func (c *Count) Get() (Value, error) {
-	if c == nil || c.cl == nil {
-		return Value{}, errZero()
+	b, err := c.bytes()
+	if err != nil {
+		return Value{}, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch c.phase {
-	case closed:
-		return Value{}, c.errClosed()
-	case idle, starting:
+	v, err := b.Get()
+	if errors.Is(err, zkrecipes.ErrNotStarted) {
 		return Value{}, c.errNotStarted()
 	}
-	return c.val, c.valErr
+	if v.Mzxid == 0 && err != nil {
+		return Value{}, err
+	}
+	out := Value{Version: v.Version, Mzxid: v.Mzxid}
+	n, ok := decode(v.Data)
+	if !ok {
+		return out, &BadDataError{Path: c.path, Data: v.Data}
+	}
+	out.Count = n
+	return out, err
 }
 
 // Set writes n whatever the node's version.
 func (c *Count) Set(ctx context.Context, n int32) error {
-	if err := c.usable(); err != nil {
+	b, err := c.bytes()
+	if err != nil {
 		return err
 	}
-	data := encode(n)
-	st, err := c.cl.Set(ctx, c.path, data, -1)
-	if err != nil {
-		return fmt.Errorf("zkrecipes: set count %s: %w", c.path, err)
-	}
-	c.observe(data, st, true)
-	return nil
+	return b.Set(ctx, encode(n))
 }
 
 // TrySet writes n only if the node still has previous.Version, and reports
 // whether it did. When someone else wrote first it returns false and a nil
-// error, after reading the newer value, so Get returns it at once.
+// error, after reading the newer value, so Get returns it at once. As
+// Bytes.TrySet: a previous older than the value held fails at once, and
+// one made up by the caller (Mzxid 0) must carry the version and the count
+// held (Curator's trySetCount(VersionedValue, int)).
 func (c *Count) TrySet(ctx context.Context, previous Value, n int32) (bool, error) {
-	if err := c.usable(); err != nil {
+	b, err := c.bytes()
+	if err != nil {
 		return false, err
 	}
-	data := encode(n)
-	st, err := c.cl.Set(ctx, c.path, data, previous.Version)
-	if errors.Is(err, zk.ErrBadVersion) {
-		// As Curator's trySetCount: learn the newer value now. Should this
-		// read fail, the watcher brings it in.
-		if cur, cst, err := c.cl.Get(ctx, c.path); err == nil {
-			c.observe(cur, cst, true)
-		}
-		return false, nil
+	prev := Versioned{Data: encode(previous.Count), Version: previous.Version, Mzxid: previous.Mzxid}
+	if previous.Mzxid != 0 {
+		// A reading of this count: compare by zxid (its data may be bad, and
+		// then previous.Count is 0).
+		prev.Data = nil
 	}
-	if err != nil {
-		return false, fmt.Errorf("zkrecipes: try set count %s: %w", c.path, err)
-	}
-	c.observe(data, st, true)
-	return true, nil
+	return b.TrySet(ctx, prev, encode(n))
 }
 
-// Changes returns the channel of new values: every value that replaces the
-// one held is sent, but the channel holds only one, and a newer value
-// replaces an unread older one, so the last value received is always the
-// newest. Values with bad data are not sent (Get reports them). The channel
-// is closed by Close, or when the client closes; a value sent before that
-// can still be received first. It is the same channel on every call.
-func (c *Count) Changes() <-chan Value {
-	if c == nil || c.cl == nil {
-		ch := make(chan Value)
-		close(ch)
-		return ch
-	}
-	return c.changes
-}
-
-// Close stops watching the node and closes the Changes channel. It does not
-// delete the node. It is idempotent; afterwards every other method returns
-// an error wrapping ErrClosed.
+// Close stops watching the node and closes every Events channel (values
+// not yet received are dropped). It does no I/O and does not delete the node.
+// Afterwards every other method returns an error wrapping
+// zkrecipes.ErrClosed; a second Close returns the first one's result (nil).
 func (c *Count) Close() error {
-	if c == nil || c.cl == nil {
+	if !c.valid() {
 		return errZero()
 	}
 	c.mu.Lock()
@@ -280,145 +288,71 @@ func (c *Count) Close() error {
 		return nil
 	}
 	c.phase = closed
-	unsub := c.unsub
+	b := c.b
 	c.mu.Unlock()
-	c.stop()
-	if unsub != nil {
-		unsub()
+	if b != nil {
+		_ = b.Close()
 	}
-	c.wg.Wait()
+	c.pumpWG.Wait()
 	c.mu.Lock()
 	c.closeChangesLocked()
 	c.mu.Unlock()
+	c.subWG.Wait()
 	return nil
 }
 
-// usable is nil once started and before Close.
-func (c *Count) usable() error {
-	if c == nil || c.cl == nil {
-		return errZero()
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch c.phase {
-	case closed:
-		return c.errClosed()
-	case idle, starting:
-		return c.errNotStarted()
-	}
-	return nil
-}
-
-// observe takes a reading (data and its stat) if it is newer than the one
-// held, and sends it on Changes when it is a count and publish is set (the
-// first reading, made by Start, is not a change).
-func (c *Count) observe(data []byte, st *zk.Stat, publish bool) {
-	if st == nil {
-		return
-	}
-	v := Value{Version: st.Version, Mzxid: st.Mzxid}
-	var bad error
-	if n, ok := decode(data); ok {
-		v.Count = n
-	} else {
-		bad = &BadDataError{Path: c.path, Data: append([]byte(nil), data...)}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.have && v.Mzxid <= c.val.Mzxid {
-		return
-	}
-	c.have, c.val, c.valErr = true, v, bad
-	if bad == nil && publish {
-		c.sendLocked(v)
-	}
-}
-
-// sendLocked puts v in the one-slot Changes channel, replacing an unread
-// older value. Every sender holds c.mu, so after the drain the slot is free
-// and the send cannot block.
-func (c *Count) sendLocked(v Value) {
-	if c.chClosed {
-		return
-	}
-	offer(c.changes, v)
-	for ch := range c.subs {
-		offer(ch, v)
-	}
-}
-
-// offer puts v in a one-slot channel whose only sender holds c.mu,
-// replacing an unread older value, without ever blocking.
-func offer(ch chan Value, v Value) {
-	select {
-	case ch <- v:
-		return
-	default:
-	}
-	select {
-	case <-ch:
-	default:
-	}
-	ch <- v
-}
-
-// setErr records a problem with the held value that a read revealed.
-func (c *Count) setErr(err error) {
-	c.mu.Lock()
-	c.valErr = err
-	c.mu.Unlock()
-}
-
+// closeChangesLocked ends every subscription (c.mu is held).
 func (c *Count) closeChangesLocked() {
 	if !c.chClosed {
 		c.chClosed = true
-		close(c.changes)
-		for ch := range c.subs {
-			close(ch)
+		for sub := range c.subs {
+			sub.Stop()
 		}
 		c.subs = nil
 	}
 }
 
-// Subscribe returns a channel of new values of its own, as Changes
-// delivers them (one slot, the newest value replaces an unread older one),
-// and a function that ends the subscription and closes the channel. Unlike
-// Changes, any number of readers can each subscribe and each sees every
-// latest value. The channel is also closed by Close, or when the client
-// closes; after that Subscribe returns a closed channel. Cancelling twice
+// Events returns a channel that receives every new value of the count from
+// now on, in order, none dropped however slowly it is read (each
+// subscriber has its own unbounded queue), and a function that ends the
+// subscription and closes the channel. Values with bad data are not sent
+// (Get reports them); the first reading, made by Start, is not a change.
+// The channel is closed by Close, or when the client closes; after that,
+// and for a zero Count, Events returns a closed channel. Cancelling twice
 // is harmless.
-func (c *Count) Subscribe() (<-chan Value, func()) {
-	ch := make(chan Value, 1)
-	if c == nil || c.cl == nil {
-		close(ch)
-		return ch, func() {}
+func (c *Count) Events() (<-chan Value, func()) {
+	if !c.valid() {
+		return pubsub.Closed[Value](), func() {}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.chClosed {
-		close(ch)
-		return ch, func() {}
+		return pubsub.Closed[Value](), func() {}
 	}
+	sub := pubsub.New[Value]()
 	if c.subs == nil {
-		c.subs = make(map[chan Value]struct{})
+		c.subs = make(map[*pubsub.Sub[Value]]struct{})
 	}
-	c.subs[ch] = struct{}{}
-	return ch, func() {
+	c.subs[sub] = struct{}{}
+	c.subWG.Add(1)
+	go func() {
+		defer c.subWG.Done()
+		sub.Run()
+	}()
+	return sub.Out(), func() {
 		c.mu.Lock()
-		defer c.mu.Unlock()
-		if _, ok := c.subs[ch]; ok {
-			delete(c.subs, ch)
-			close(ch)
-		}
+		delete(c.subs, sub)
+		c.mu.Unlock()
+		sub.Stop()
 	}
 }
 
 func (c *Count) errClosed() error {
-	return fmt.Errorf("zkrecipes: count %s is closed: %w", c.path, ErrClosed)
+	return fmt.Errorf("zkrecipes: count %s: %w", c.path, countLife.Closed)
 }
 
 func (c *Count) errNotStarted() error {
-	return fmt.Errorf("zkrecipes: count %s is not started: %w", c.path, ErrNotStarted)
+	return fmt.Errorf("zkrecipes: count %s: %w", c.path, countLife.NotStarted)
 }
 
 // encode is Curator's SharedCount encoding: 4 bytes, big-endian.

@@ -4,28 +4,15 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
-// The errors of this package. The sentinels shared with package client are
-// the same values, so errors.Is matches either spelling.
+// The errors of this package. The errors it shares with the others are
+// zkrecipes' (ErrClosed, ErrInvalidArgument, ...).
 var (
 	// ErrBadData is wrapped by a *BadDataError: the node's data is not a
 	// 4-byte count.
 	ErrBadData = errors.New("zkrecipes: node data is not a 4-byte count")
-	// ErrNotStarted is wrapped by the error of Get, Set and TrySet before
-	// Start has succeeded.
-	ErrNotStarted = client.ErrNotStarted
-	// ErrAlreadyStarted is wrapped by the error of a second Start.
-	ErrAlreadyStarted = client.ErrAlreadyStarted
-	// ErrClosed is wrapped by the error of every call after Close, and of
-	// calls once the client is closed.
-	ErrClosed = client.ErrClosed
-	// ErrInvalidArgument is wrapped by errors about bad arguments (a nil
-	// client, a nil option) and by every error of a zero Count.
-	ErrInvalidArgument = client.ErrInvalidArgument
-	// ErrInvalidPath is wrapped by a *client.PathError for a bad count path.
-	ErrInvalidPath = client.ErrInvalidPath
 )
 
 // BadDataError reports a count node whose data is not 4 bytes long. It
@@ -43,9 +30,24 @@ func (e *BadDataError) Error() string {
 // Unwrap lets errors.Is(err, ErrBadData) match.
 func (e *BadDataError) Unwrap() error { return ErrBadData }
 
-func invalidArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
-}
-
 // errZero is the error of every call on a Count not made by NewCount.
-func errZero() error { return invalidArg("zero or nil Count: make one with NewCount") }
+func errZero() error { return errs.Invalid("zero or nil Count: make one with NewCount") }
+
+// errBytesZero is the error of every call on a Bytes not made by NewBytes.
+func errBytesZero() error { return errs.Invalid("zero or nil Bytes: make one with NewBytes") }
+
+// The errors of a count or a shared value that is closed, not started or
+// started already: they name it and wrap zkrecipes.ErrClosed,
+// ErrNotStarted and ErrAlreadyStarted.
+var (
+	countLife = errs.NewLife("count")
+	valueLife = errs.NewLife("shared value")
+)
+
+// lifeOf is the lifecycle errors of what ("count" or "shared value").
+func lifeOf(what string) *errs.Life {
+	if what == countWhat {
+		return countLife
+	}
+	return valueLife
+}

@@ -7,7 +7,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
 // Delays between reads that failed for another reason than the client's
@@ -17,15 +19,32 @@ const (
 	maxRetry = 5 * time.Second
 )
 
+// sleep waits d, or until Close (false) or the client closes (false).
+func (b *Bytes) sleep(states <-chan client.StateChange, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.stopCtx.Done():
+			return false
+		case <-t.C:
+			return true
+		case _, ok := <-states:
+			if !ok {
+				return false
+			}
+		}
+	}
+}
+
 // watch keeps the held value current until Close or the client closes: it
 // reads the node again after every watch event, after every (re)connect,
 // and after a failed read. w is the watch Start left on the node.
-func (c *Count) watch(states <-chan client.StateChange, w <-chan zk.Event) {
-	defer c.wg.Done()
+func (b *Bytes) watch(states <-chan client.StateChange, w <-chan zk.Event) {
 	defer func() {
-		c.mu.Lock()
-		c.closeChangesLocked()
-		c.mu.Unlock()
+		b.mu.Lock()
+		b.closeEventsLocked()
+		b.mu.Unlock()
 	}()
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
@@ -36,25 +55,25 @@ func (c *Count) watch(states <-chan client.StateChange, w <-chan zk.Event) {
 	due := false // a read is due
 	for {
 		if due {
-			next, err := c.refresh(w)
+			next, err := b.refresh(w)
 			switch {
 			case err == nil:
 				due, w, delay = false, next, minRetry
 				retryC = nil
-			case c.stopCtx.Err() != nil:
+			case b.stopCtx.Err() != nil:
 				return
-			case errors.Is(err, client.ErrClosed):
-				c.setErr(fmt.Errorf("zkrecipes: count %s: %w", c.path, err))
+			case errors.Is(err, zkrecipes.ErrClosed):
+				b.setErr(fmt.Errorf("zkrecipes: %s %s: %w", b.what, b.path, err))
 				return
 			default:
-				c.log.Warn("shared count: reading the count failed; retrying", "path", c.path, "err", err, "in", delay)
+				b.log.Warn(b.what+": reading the node failed; retrying", "path", b.path, "err", err, "in", delay)
 				retry.Reset(delay)
 				retryC = retry.C
 				delay = min(2*delay, maxRetry)
 			}
 		}
 		select {
-		case <-c.stopCtx.Done():
+		case <-b.stopCtx.Done():
 			return
 		case <-w: // fired or dropped; the channel is done either way
 			w, due = nil, true
@@ -62,7 +81,7 @@ func (c *Count) watch(states <-chan client.StateChange, w <-chan zk.Event) {
 			retryC = nil
 		case sc, ok := <-states:
 			if !ok { // the client closed
-				c.setErr(fmt.Errorf("zkrecipes: count %s: %w", c.path, ErrClosed))
+				b.setErr(fmt.Errorf("zkrecipes: %s %s: %w", b.what, b.path, errs.ClientClosed))
 				return
 			}
 			if sc.State == client.StateConnected || sc.State == client.StateReconnected {
@@ -77,35 +96,35 @@ func (c *Count) watch(states <-chan client.StateChange, w <-chan zk.Event) {
 // else a plain read suffices (the watch survives a reconnect to the same
 // session, and fires with EventNotWatching when the session is gone). It
 // returns the watch to wait on.
-func (c *Count) refresh(w <-chan zk.Event) (<-chan zk.Event, error) {
-	ctx := c.stopCtx
+func (b *Bytes) refresh(w <-chan zk.Event) (<-chan zk.Event, error) {
+	ctx := b.stopCtx
 	if w != nil {
-		data, st, err := c.cl.Get(ctx, c.path)
+		data, st, err := b.cl.Get(ctx, b.path)
 		if errors.Is(err, zk.ErrNoNode) {
-			c.setDeleted()
+			b.setDeleted()
 			return w, nil
 		}
 		if err != nil {
 			return w, err
 		}
-		c.observe(data, st, true)
+		b.observe(data, st, true)
 		return w, nil
 	}
 	for {
-		data, st, next, err := c.cl.GetW(ctx, c.path)
+		data, st, next, err := b.cl.GetW(ctx, b.path)
 		if err == nil {
-			c.observe(data, st, true)
+			b.observe(data, st, true)
 			return next, nil
 		}
 		if !errors.Is(err, zk.ErrNoNode) {
 			return nil, err
 		}
-		ok, _, next, err := c.cl.ExistsW(ctx, c.path)
+		ok, _, next, err := b.cl.ExistsW(ctx, b.path)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			c.setDeleted()
+			b.setDeleted()
 			return next, nil
 		}
 		// Created again between the two reads: read it, with a data watch.
@@ -113,6 +132,6 @@ func (c *Count) refresh(w <-chan zk.Event) (<-chan zk.Event, error) {
 	}
 }
 
-func (c *Count) setDeleted() {
-	c.setErr(fmt.Errorf("zkrecipes: count %s was deleted: %w", c.path, zk.ErrNoNode))
+func (b *Bytes) setDeleted() {
+	b.setErr(fmt.Errorf("zkrecipes: %s %s was deleted: %w", b.what, b.path, zk.ErrNoNode))
 }

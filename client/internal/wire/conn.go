@@ -57,6 +57,12 @@ type Config struct {
 	// which a connection that got no reply to anything sent since is
 	// dropped, as num/den (2/3 when zero).
 	LiveNum, LiveDen int64
+	// Request, if set, is called once for every request written to the
+	// server, once it has its outcome (its reply, or the loss of its
+	// connection): its op, the time since its write, its error. It runs on
+	// the reader goroutine (or the one failing a lost link's requests),
+	// before the caller learns of the outcome, and must be quick.
+	Request func(op int32, took time.Duration, err error)
 }
 
 // ErrClosing is returned to every call on a closed Conn; it is

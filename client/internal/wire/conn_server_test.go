@@ -11,13 +11,13 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
-	"github.com/go-zkrecipes/zkrecipes/integration/zkharness"
+	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
-var cluster *zkharness.Cluster
+var cluster *zktest.Cluster
 
 func TestMain(m *testing.M) {
-	zkharness.RunMain(m, func(c *zkharness.Cluster) { cluster = c })
+	zktest.RunMain(m, func(c *zktest.Cluster) { cluster = c })
 }
 
 // rotation is the simplest Hosts: the servers in turn.

@@ -62,6 +62,7 @@ type request struct {
 	claim atomic.Int32
 
 	sentAt time.Time
+	report func(op int32, took time.Duration, err error) // Config.Request, once written
 	done   chan struct{}
 	err    error
 	zxid   int64
@@ -79,6 +80,9 @@ func newRequest(op int32, decode func(code int32, d *decoder) error) *request {
 }
 
 func (r *request) finish(zxid int64, err error) {
+	if r.report != nil {
+		r.report(r.op, time.Since(r.sentAt), err)
+	}
 	r.zxid, r.err = zxid, err
 	close(r.done)
 }
@@ -225,6 +229,7 @@ func (l *link) write() {
 		bufs = bufs[:0]
 		for _, r := range batch {
 			r.sentAt = now
+			r.report = l.c.cfg.Request
 			if r.op == opAuth {
 				l.auths = append(l.auths, r)
 			} else {

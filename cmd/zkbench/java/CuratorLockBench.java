@@ -7,8 +7,10 @@
 //   mutex   InterProcessMutex; every worker is exclusive
 //   rwlock  InterProcessReadWriteLock; the first WRITERS workers take the
 //           write lock, the others the read lock
+//   multilock  InterProcessMultiLock of the InterProcessMutexes at PATH/p0,
+//           PATH/p1, PATH/p2, in that order; every worker is exclusive
 //
-// Usage: CuratorLockBench mutex|rwlock CONNECT PATH WORKERS WRITERS ITERS WARMUP BUDGET_MS SESSION_MS
+// Usage: CuratorLockBench mutex|rwlock|multilock CONNECT PATH WORKERS WRITERS ITERS WARMUP BUDGET_MS SESSION_MS
 //
 // Prints one line, in zkbench's format:
 //   recipe=curator-mutex workers=W iters=M ops=N secs=S ops_per_s=X
@@ -32,6 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
+import org.apache.curator.framework.recipes.locks.InterProcessMultiLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -47,13 +50,13 @@ public class CuratorLockBench {
     static final AtomicBoolean stop = new AtomicBoolean();
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 9 || !(args[0].equals("mutex") || args[0].equals("rwlock"))) {
-            System.err.println("usage: CuratorLockBench mutex|rwlock CONNECT PATH WORKERS WRITERS ITERS WARMUP BUDGET_MS SESSION_MS");
+        if (args.length != 9 || !(args[0].equals("mutex") || args[0].equals("rwlock") || args[0].equals("multilock"))) {
+            System.err.println("usage: CuratorLockBench mutex|rwlock|multilock CONNECT PATH WORKERS WRITERS ITERS WARMUP BUDGET_MS SESSION_MS");
             System.exit(2);
         }
         String mode = args[0], connect = args[1], path = args[2];
         int workers = Integer.parseInt(args[3]);
-        int writers = mode.equals("mutex") ? workers : Integer.parseInt(args[4]);
+        int writers = mode.equals("rwlock") ? Integer.parseInt(args[4]) : workers;
         int iters = Integer.parseInt(args[5]);
         int warmup = Integer.parseInt(args[6]);
         long budgetMs = Long.parseLong(args[7]);
@@ -72,6 +75,8 @@ public class CuratorLockBench {
                 }
                 if (mode.equals("mutex")) {
                     locks[i] = new InterProcessMutex(clients[i], path);
+                } else if (mode.equals("multilock")) {
+                    locks[i] = new InterProcessMultiLock(clients[i], Arrays.asList(path + "/p0", path + "/p1", path + "/p2"));
                 } else {
                     InterProcessReadWriteLock rw = new InterProcessReadWriteLock(clients[i], path);
                     locks[i] = i < writers ? rw.writeLock() : rw.readLock();

@@ -1,0 +1,72 @@
+package zkprom
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// gauges are the gauges of what each recipe has now: waits, holdings or
+// leaderships, and the age of the oldest of each. They are read at each
+// scrape from the recipes' live sets.
+type gauges struct {
+	m                                                 *Metrics
+	waiters, holders, leaders, oldestHold, oldestWait *prometheus.Desc
+}
+
+func newGauges(m *Metrics, labels []string) *gauges {
+	name := func(n string) string { return prometheus.BuildFQName(m.cfg.namespace, "", n) }
+	desc := func(n, help string) *prometheus.Desc {
+		return prometheus.NewDesc(name(n), help, labels, m.cfg.constLabels)
+	}
+	return &gauges{
+		m:          m,
+		waiters:    desc("waiters", "Waits for a lock, a lease or leadership under way now, by recipe."),
+		holders:    desc("holders", "Locks and leases held now, by recipe (each lease of a semaphore counts)."),
+		leaders:    desc("leaders", "Leaderships held now, by election recipe (latch, leader)."),
+		oldestHold: desc("oldest_holding_age_seconds", "Age of the oldest lock, lease or leadership held now, by recipe; 0 when none."),
+		oldestWait: desc("oldest_wait_age_seconds", "Age of the oldest wait under way now, by recipe; 0 when none."),
+	}
+}
+
+// isLeadership reports whether a recipe's holdings are leaderships.
+func isLeadership(recipe string) bool {
+	return recipe == client.RecipeLatch || recipe == client.RecipeLeader
+}
+
+// Describe sends the gauges' descriptors.
+func (g *gauges) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{g.waiters, g.holders, g.leaders, g.oldestHold, g.oldestWait} {
+		ch <- d
+	}
+}
+
+// Collect sends each recipe's gauges, from the first time it reported on.
+func (g *gauges) Collect(ch chan<- prometheus.Metric) {
+	at := time.Now()
+	g.m.series.Range(func(_, v any) bool {
+		s, ok := v.(*recipeSeries)
+		if !ok {
+			return true
+		}
+		n := s.live.snapshot(at)
+		held := g.holders
+		if s.leadership {
+			held = g.leaders
+		}
+		for _, m := range []struct {
+			d *prometheus.Desc
+			v float64
+		}{
+			{g.waiters, float64(n.waits)},
+			{held, float64(n.holds)},
+			{g.oldestHold, n.oldestHold.Seconds()},
+			{g.oldestWait, n.oldestWait.Seconds()},
+		} {
+			ch <- prometheus.MustNewConstMetric(m.d, prometheus.GaugeValue, m.v, s.labels...)
+		}
+		return true
+	})
+}
