@@ -316,7 +316,7 @@ func (c *Client) Conn(ctx context.Context) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{t: conn}, nil
+	return &Conn{t: conn, acl: c.aclFor}, nil
 }
 
 // connUp is Conn that also returns the channel that marks the connection's

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -61,4 +62,16 @@ func (c *Client) ensureContainers(conn *wire.Conn, p string) error {
 		}
 	}
 	return errParentsVanish
+}
+
+// EnsureContainers makes path and each of its missing ancestors as a
+// container node (Curator's EnsureContainers); nodes already there are
+// left as they are. A recipe that creates nodes with the raw connection
+// (Conn) calls it when a create finds its parent missing.
+func (c *Client) EnsureContainers(ctx context.Context, path string) error {
+	full, err := c.abs(path)
+	if err != nil {
+		return err
+	}
+	return aclErr("create", path, c.run(ctx, func(conn *wire.Conn) error { return c.ensureContainers(conn, full) }))
 }

@@ -137,6 +137,7 @@ func TestZeroClient(t *testing.T) {
 			_, err := c.ReplaceProtected(ctx, client.ProtectedNode{Path: "/x/lock-0"}, "/x/lock-", nil, zk.FlagEphemeral|zk.FlagSequence)
 			return typed("ReplaceProtected", err)
 		},
+		"EnsureContainers": func() error { return typed("EnsureContainers", c.EnsureContainers(ctx, "/x/y")) },
 		"Multi": func() error {
 			_, err := c.Multi(ctx, &zk.DeleteRequest{Path: "/x", Version: -1})
 			return typed("Multi", err)

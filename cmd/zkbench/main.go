@@ -6,6 +6,8 @@
 //	zkbench -recipe latch|run|electfloor|requeuefloor|curator-latch|curator-run|latchcrash -participants P -iters M ...
 //	zkbench -recipe cache|curator-cache -measure init|latency|heap -nodes N [-fanout F] [-datasize B] [-nodata] [-workers C] -iters M ...
 //	zkbench -recipe counter|curator-counter -workers N -iters M [-retry-base 5ms] [-retries 10] [-lock] ...
+//	zkbench -recipe queue|curator-queue -workers N -iters M [-lock-safe=false] ...
+//	zkbench -recipe queue-listing -iters MAX_ITEMS ...
 //	zkbench -all [-big] [-zk ADDR | -backend B]
 //
 // -count adds req_per_op to a run's line: the requests the workers sent per
@@ -127,7 +129,8 @@
 // node, in use after a GC with the cache loaded minus before it started.
 //
 // The counter recipes measure increments of one counter (recipe_counter.go
-// has their line's fields).
+// has their line's fields). The queue recipes measure items through one
+// queue, N producers and N consumers (recipe_queue.go).
 //
 // Without -zk, zkbench starts a throwaway server with zktest, by default
 // on the local backend (a java process on loopback, so no docker-proxy sits
@@ -183,6 +186,7 @@ type options struct {
 	participants int
 	cache        cacheFlags // the cache recipes' own flags (recipe_cache.go)
 	counter      counterFlags
+	queue        queueFlags // the queue recipes' own flags (recipe_queue.go)
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -208,6 +212,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.participants, "participants", 0, "election recipes: participants, each with its own session (required, electfloor and requeuefloor excepted)")
 	o.cache.register(fs)
 	o.counter.register(fs)
+	o.queue.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -226,7 +231,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-timeout must be positive, got %v", o.timeout)
 	case o.big && !o.all:
 		return o, errors.New("-big only goes with -all")
-	case o.count && !o.all && (isCacheRecipe(o.run.recipe) || isCounterRecipe(o.run.recipe)):
+	case o.count && !o.all && (isCacheRecipe(o.run.recipe) || isCounterRecipe(o.run.recipe) || isQueueRecipe(o.run.recipe) || o.run.recipe == recipeQueueListing):
 		return o, fmt.Errorf("-count does not go with -recipe %s: its line has no req_per_op", o.run.recipe)
 	case maxSet && (o.all || !isSemRecipe(o.run.recipe)):
 		return o, fmt.Errorf("-max only goes with -recipe %s", strings.Join(semRecipeNames, "|"))
@@ -239,6 +244,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, err
 	}
 	if err := o.counter.check(fs, o.run.recipe, o.all); err != nil {
+		return o, err
+	}
+	if err := o.queue.check(fs, o.run.recipe, o.all); err != nil {
 		return o, err
 	}
 	if o.all {
@@ -308,6 +316,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if isCounterRecipe(o.run.recipe) {
 		return runCounterCmd(ctx, env, o.run, o.counter, stdout)
+	}
+	if isQueueRecipe(o.run.recipe) {
+		return runQueueCmd(ctx, env, o.run, o.queue, stdout)
+	}
+	if o.run.recipe == recipeQueueListing {
+		return runQueueListing(ctx, env, o.run, stdout)
 	}
 	if isElectRecipe(o.run.recipe) {
 		res, err := runElection(ctx, env, o.run)

@@ -18,7 +18,7 @@ const (
 	recipeRWLock = "rwlock"
 )
 
-var recipeNames = slices.Concat([]string{recipeMutex, recipeGozk, recipeNaive, recipeFloor, recipeRWLock, recipeCuratorMutex, recipeCuratorRWLock, recipeMultiLock, recipeCuratorMultiLock}, semRecipeNames, electRecipeNames, cacheRecipeNames, counterRecipeNames)
+var recipeNames = slices.Concat([]string{recipeMutex, recipeGozk, recipeNaive, recipeFloor, recipeRWLock, recipeCuratorMutex, recipeCuratorRWLock, recipeMultiLock, recipeCuratorMultiLock}, semRecipeNames, electRecipeNames, cacheRecipeNames, counterRecipeNames, queueRecipeNames, []string{recipeQueueListing})
 
 // newRecipe makes a fresh directory for the run and returns the recipe's
 // worker factory.

@@ -36,10 +36,10 @@ func newRoot() *cobra.Command {
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "zkr",
-		Short: "Inspect and operate zkrecipes (and Curator) locks, elections, semaphores, counts, groups and services",
+		Short: "Inspect and operate zkrecipes (and Curator) locks, elections, semaphores, counts, groups, services and queues",
 		Long: `zkr shows who holds a lock, who waits, who leads and who has leases on a
-ZooKeeper ensemble, the members of a group and the instances of a service,
-prints a subtree's changes as they happen, and runs commands under a lock or
+ZooKeeper ensemble, the members of a group, the instances of a service and
+what a queue holds, prints a subtree's changes as they happen, and runs commands under a lock or
 while leading.
 
 Exit codes: 0 ok; 1 not found, no holder, or problems found (doctor);
@@ -62,7 +62,7 @@ Environment: ZKR_ZK (servers, as --zk), ZKR_AUTH (user:password, digest auth).`,
 	g.tls.add(root)
 	root.AddCommand(
 		newShow(g), newLs(g), newLock(g), newElect(g),
-		newCount(g), newRevoke(g), newDoctor(g), newWatch(g), newMembers(g), newServices(g),
+		newCount(g), newRevoke(g), newDoctor(g), newWatch(g), newMembers(g), newServices(g), newQueueCmd(g),
 	)
 	return root
 }

@@ -95,6 +95,13 @@ func (s *Scenario) Run(ctx context.Context) (Result, *Timeline, error) {
 		closers = append(closers, WatchClient(tl, hist, PartName(i), c))
 		part := Part{Who: i, Parts: s.Parts, Client: c, History: hist, Timeline: tl, Seed: s.Seed, Session: s.Session,
 			LongUntil: time.Now().Add(s.Fault)} // no later than the fault phase's true end
+		part.NewClient = func(ctx context.Context, wrap func(client.Dialer) client.Dialer) (*client.Client, error) {
+			dial := client.Dialer(link.Dial)
+			if wrap != nil {
+				dial = wrap(dial)
+			}
+			return s.connectDial(ctx, dial, s.Session, log)
+		}
 		if s.Fenced {
 			part.Store = store
 		}
@@ -155,6 +162,15 @@ func (s *Scenario) Run(ctx context.Context) (Result, *Timeline, error) {
 // connect starts a client on the cluster in the scenario's namespace,
 // dialing through link when it is not nil.
 func (s *Scenario) connect(ctx context.Context, link *faultlink.Link, timeout time.Duration, log *slog.Logger) (*client.Client, error) {
+	var dial client.Dialer
+	if link != nil {
+		dial = link.Dial
+	}
+	return s.connectDial(ctx, dial, timeout, log)
+}
+
+// connectDial is connect with dial as the dialer (none when nil).
+func (s *Scenario) connectDial(ctx context.Context, dial client.Dialer, timeout time.Duration, log *slog.Logger) (*client.Client, error) {
 	opts := []client.Option{
 		client.WithServers(s.Cluster.Addrs()...),
 		client.WithSessionTimeout(timeout),
@@ -163,8 +179,8 @@ func (s *Scenario) connect(ctx context.Context, link *faultlink.Link, timeout ti
 	if s.Namespace != "" {
 		opts = append(opts, client.WithNamespace(s.Namespace))
 	}
-	if link != nil {
-		opts = append(opts, client.WithDialer(link.Dial))
+	if dial != nil {
+		opts = append(opts, client.WithDialer(dial))
 	}
 	c, err := client.New(opts...)
 	if err != nil {

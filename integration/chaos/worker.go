@@ -30,6 +30,12 @@ type Part struct {
 	// LongUntil is when holds longer than calmHold must have ended: the
 	// end of the fault phase (zero: never; see clipHold).
 	LongUntil time.Time
+	// NewClient starts another client for the participant, like Client
+	// (its servers, namespace, session timeout and logger) and dialing
+	// through the same fault link, wrapped by wrap when it is not nil: a
+	// workload that restarts a participant (the queue's consumer kills)
+	// makes each incarnation's client with it. Nil in unit tests.
+	NewClient func(ctx context.Context, wrap func(client.Dialer) client.Dialer) (*client.Client, error)
 
 	rng *rand.Rand
 }

@@ -1,0 +1,151 @@
+package queue
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/go-zkrecipes/zkrecipes/client"
+)
+
+// Handler processes one item. Consume calls it for each item it takes, one
+// at a time. On a lock-safe queue (WithLockPath) the item is removed only
+// once the handler returned nil, and ctx ends when the item's lock may be
+// gone (the connection is suspended, or with WithLostOnSessionLossOnly the
+// session is lost), when Close is called or when the ctx of Consume ends:
+// the handler should then stop and return ctx's error, and the item stays
+// in the queue for another consumer. An error otherwise is handled by the
+// queue's ErrorMode. Without a lock path the item was removed before the
+// handler was called (at most once, as in Curator): its error is only
+// told (a Dropped event).
+type Handler func(ctx context.Context, it *Item) error
+
+// Item is one item as a handler gets it. A node put with PutMulti holds
+// several: the handler is called for each, in order, with the same Node.
+type Item struct {
+	// Data is the item's bytes as the producer gave them.
+	Data []byte
+	// Node is the name of the node holding the item, under the queue's
+	// path (e.g. "queue-0000000042").
+	Node string
+	// Index and Count are the item's place in its node and the node's
+	// item count (0 and 1 for a Put).
+	Index, Count int
+	// Created is the node's creation time, by the server's clock.
+	Created time.Time
+	// Token is, on a lock-safe queue, the czxid of the item's lock node:
+	// it grows with every take of any item of the queue, so a resource the
+	// handler writes to can refuse a consumer that lost its lock and was
+	// replaced. 0 without a lock path.
+	Token int64
+	// ID is the item's id (IDQueue; "" otherwise), as its node name holds
+	// it ('/' and '|' made '_').
+	ID string
+	// Priority is the item's priority (PriorityQueue; 0 otherwise).
+	Priority int32
+	// Due is when the item became due (DelayQueue; zero otherwise).
+	Due time.Time
+
+	mu     sync.Mutex
+	commit *commitOps // lock-safe: the ops of the node's removal; nil otherwise
+	ops    []any
+	sealed bool
+	q      *core
+}
+
+// commitOps is the size budget of one node's removal transaction.
+type commitOps struct {
+	size int // the transaction's size so far, in bytes
+}
+
+// CommitWith adds ops to the transaction that removes the item's node
+// (lock-safe queues only): they commit if and only if the item is removed,
+// once, by this consumer. With it, what a handler records in ZooKeeper
+// happens exactly once per item, whatever fails: a consumer that loses its
+// lock cannot commit, and the item's next consumer commits its own. ops
+// are what client.Multi takes (*zk.CreateRequest, *zk.DeleteRequest,
+// *zk.SetDataRequest, *zk.CheckVersionRequest) with paths relative to the
+// client's namespace; they are copied. If the transaction fails because of
+// one of them, the item is handled as if the handler had failed (a
+// Requeued or Dropped event). Call it from the handler, before it returns;
+// an error wrapping ErrNotLockSafe without a lock path,
+// zkrecipes.ErrInvalidArgument for a bad op or a call after the handler
+// returned, a *TooLargeError when the transaction would exceed the
+// server's limit.
+func (it *Item) CommitWith(ops ...any) error {
+	if it == nil || it.q == nil {
+		return errZero("Item")
+	}
+	if it.commit == nil {
+		return it.q.wrap("commit with", ErrNotLockSafe)
+	}
+	copies := make([]any, 0, len(ops))
+	size := 0
+	ns := it.q.cl.Namespace()
+	for _, op := range ops {
+		cp, n, err := copyOp(ns, op)
+		if err != nil {
+			return err
+		}
+		copies = append(copies, cp)
+		size += 9 + n
+	}
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	if it.sealed {
+		return invalidArg("CommitWith after the handler of %s returned", it.Node)
+	}
+	if err := it.q.checkSize(it.commit.size + size); err != nil {
+		return err
+	}
+	it.commit.size += size
+	it.ops = append(it.ops, copies...)
+	return nil
+}
+
+// seal ends the handler's use of the item and returns its ops.
+func (it *Item) seal() []any {
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	it.sealed = true
+	return it.ops
+}
+
+// copyOp checks and copies one op for a removal transaction, with its path
+// under namespace ns, and returns its body's size.
+func copyOp(ns string, op any) (any, int, error) {
+	path := func(p string) (string, error) {
+		if err := client.ValidatePath(p); err != nil {
+			return "", err
+		}
+		return underNamespace(ns, p), nil
+	}
+	switch o := op.(type) {
+	case *zk.CreateRequest:
+		if o != nil {
+			p, err := path(o.Path)
+			cp := &zk.CreateRequest{Path: p, Data: bytes.Clone(o.Data), Acl: slices.Clone(o.Acl), Flags: o.Flags}
+			return cp, createBody(p, len(o.Data)), err
+		}
+	case *zk.DeleteRequest:
+		if o != nil {
+			p, err := path(o.Path)
+			return &zk.DeleteRequest{Path: p, Version: o.Version}, deleteBody(p), err
+		}
+	case *zk.SetDataRequest:
+		if o != nil {
+			p, err := path(o.Path)
+			return &zk.SetDataRequest{Path: p, Data: bytes.Clone(o.Data), Version: o.Version}, 4 + len(p) + 4 + len(o.Data) + 4, err
+		}
+	case *zk.CheckVersionRequest:
+		if o != nil {
+			p, err := path(o.Path)
+			return &zk.CheckVersionRequest{Path: p, Version: o.Version}, deleteBody(p), err
+		}
+	}
+	return nil, 0, invalidArg("unsupported transaction op %T", op)
+}
