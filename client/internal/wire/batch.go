@@ -17,6 +17,9 @@ type Step struct {
 	data  []byte
 	stat  *zk.Stat
 	multi []zk.MultiResponse
+
+	settled bool  // its outcome is in: set by Pipeline or Fail before they return
+	err     error // its outcome
 }
 
 // StepCreate2 is a create2 (the new node's path and stat).
@@ -89,25 +92,21 @@ func StepMulti(ops ...any) (*Step, error) {
 var ErrNotSent = errors.New("zkrecipes: request not sent yet")
 
 // Fail ends steps that will not be sent with err (those already ended
-// keep their outcome).
+// keep their outcome). Their requests never reach a link.
 func Fail(err error, steps ...*Step) {
 	for _, s := range steps {
-		select {
-		case <-s.r.done:
-		default:
-			s.r.finish(0, err)
+		if !s.settled {
+			s.settled, s.err = true, err
 		}
 	}
 }
 
 // Err is the step's error (nil: the server did it).
 func (s *Step) Err() error {
-	select {
-	case <-s.r.done:
-		return s.r.err
-	default:
+	if !s.settled {
 		return ErrNotSent
 	}
+	return s.err
 }
 
 // Created is a create's path and stat.
@@ -128,10 +127,10 @@ func (s *Step) Got() ([]byte, *zk.Stat, error) {
 
 // Results is a transaction's results (which op failed, when it failed).
 func (s *Step) Results() ([]zk.MultiResponse, error) {
-	if err := s.Err(); err == ErrNotSent {
-		return nil, err
+	if !s.settled {
+		return nil, ErrNotSent
 	}
-	return s.multi, s.r.err
+	return s.multi, s.err
 }
 
 // Pipeline sends steps on the connection in one go, in their order, and
@@ -147,31 +146,26 @@ func (c *Conn) Pipeline(ctx context.Context, steps ...*Step) error {
 		return err
 	}
 	c.mu.Lock()
-	var fail error
-	switch {
-	case c.closing:
-		fail = ErrClosing
-	case c.link == nil:
-		fail = ErrConnectionClosed
-	}
-	if fail != nil {
+	l, err := c.linkLocked()
+	if err != nil {
 		c.mu.Unlock()
-		Fail(fail, steps...)
+		Fail(err, steps...)
 		return nil
 	}
 	for _, s := range steps {
-		c.link.queueLocked(s.frame, s.r)
+		l.queueFrameLocked(s.r, s.frame)
 	}
+	l.flushLocked(ctx.Done() == nil)
 	c.mu.Unlock()
 	for i, s := range steps {
-		select {
-		case <-s.r.done:
-		case <-ctx.Done():
-			for _, left := range steps[i:] {
+		settled, err := wait(ctx, s.r)
+		if !settled {
+			for _, left := range steps[i+1:] {
 				left.r.claim.CompareAndSwap(claimOpen, claimLeft)
 			}
 			return ctx.Err()
 		}
+		s.settled, s.err = true, err
 	}
 	return nil
 }
