@@ -57,7 +57,8 @@ type LossWatch struct {
 	// Sess is the *client.Session to watch.
 	Sess any
 	// F is called with Arg, once.
-	F   func(arg any)
+	F func(arg any)
+	// Arg is F's argument.
 	Arg any
 	// Slot is the client's (its index in the client's list).
 	Slot int
@@ -68,9 +69,9 @@ type LossWatch struct {
 // given back with the reply.
 type Read struct {
 	Path     string // relative to the client's namespace
-	Children bool
-	Tag      any
-	Seq      uint64
+	Children bool   // list the children instead of reading the data
+	Tag      any    // the caller's, given back
+	Seq      uint64 // the caller's, given back
 }
 
 // Reply is a Read's outcome. Err is the server's (zk.ErrNoNode, ...) or
@@ -80,10 +81,10 @@ type Read struct {
 // and Kids are the caller's to keep, the Reply itself is not.
 type Reply struct {
 	Read
-	Data []byte
-	Kids []string
-	Stat zk.Stat
-	Err  error
+	Data []byte   // a data read's data
+	Kids []string // a listing's children
+	Stat zk.Stat  // the node's stat, when Err is nil
+	Err  error    // the server's or the connection's error
 }
 
 var impl Impl
