@@ -17,6 +17,12 @@ import (
 func init() {
 	access.Register(access.Impl{
 		Logger: func(c any) *slog.Logger { return c.(*Client).logger() },
+		Full: func(c any, path string) string {
+			if cl := c.(*Client); cl != nil {
+				return cl.nsPath(path)
+			}
+			return path
+		},
 		RetryPolicy: func(c any) retry.Policy {
 			return c.(*Client).retryPolicy()
 		},

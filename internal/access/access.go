@@ -19,6 +19,9 @@ import (
 type Impl struct {
 	// Logger returns the client's logger (never nil).
 	Logger func(c any) *slog.Logger
+	// Full returns a valid path as the server knows it: under the
+	// client's namespace.
+	Full func(c any, path string) string
 	// RetryPolicy returns the client's retry policy.
 	RetryPolicy func(c any) retry.Policy
 	// StartAcquire reports the start of a wait for a holding and returns
@@ -94,6 +97,10 @@ func Register(i Impl) { impl = i }
 
 // Logger returns the client's logger.
 func Logger(c any) *slog.Logger { return impl.Logger(c) }
+
+// Full returns the valid path as the server knows it: under the client's
+// namespace (a raw connection's requests and multi results speak it).
+func Full(c any, path string) string { return impl.Full(c, path) }
 
 // RetryPolicy returns the client's retry policy.
 func RetryPolicy(c any) retry.Policy { return impl.RetryPolicy(c) }

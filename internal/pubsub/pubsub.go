@@ -168,3 +168,14 @@ func (h *Hub[T]) Closed() bool {
 // Wait waits until every subscriber's pump has returned (after Close, or
 // after each subscription's cancel).
 func (h *Hub[T]) Wait() { h.wg.Wait() }
+
+// IsClosed reports whether ch is closed (or has a value ready), without
+// waiting.
+func IsClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

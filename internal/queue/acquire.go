@@ -12,6 +12,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
@@ -489,14 +490,7 @@ func Replayed(c *client.Client, node client.ProtectedNode) bool {
 }
 
 // IsClosed reports whether ch is closed, without waiting.
-func IsClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
+func IsClosed(ch <-chan struct{}) bool { return pubsub.IsClosed(ch) }
 
 // Closed returns a channel that is always closed: the Lost channel of a
 // handle that holds nothing.

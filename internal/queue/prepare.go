@@ -1,10 +1,8 @@
 package queue
 
 import (
-	"fmt"
-
-	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/check"
 	"github.com/go-zkrecipes/zkrecipes/internal/option"
 )
 
@@ -50,14 +48,8 @@ const DefaultMarker = "lock-"
 // prepare checks what every lock constructor must check (a client, a valid
 // path that is not the root) and applies opts. It does no I/O.
 func prepare[O ~func(*Options) error](c *client.Client, path string, options []O) (Options, error) {
-	if c == nil {
-		return Options{}, fmt.Errorf("%w: nil client", zkrecipes.ErrInvalidArgument)
-	}
-	if err := client.ValidatePath(path); err != nil {
+	if err := check.ClientPath(c, path, "a lock needs a directory of its own, not the root"); err != nil {
 		return Options{}, err
-	}
-	if path == "/" {
-		return Options{}, &client.PathError{Path: path, Reason: "a lock needs a directory of its own, not the root"}
 	}
 	var o Options
 	if err := option.Apply("lock "+path, &o, options); err != nil {

@@ -32,7 +32,7 @@ type Barrier struct {
 // does no I/O. Bad input gives an error wrapping zkrecipes.ErrInvalidArgument (a nil
 // client or option) or a *client.PathError (zkrecipes.ErrInvalidPath).
 func New(c *client.Client, path string, opts ...Option) (*Barrier, error) {
-	if err := check(c, path); err != nil {
+	if err := checkArgs(c, path); err != nil {
 		return nil, err
 	}
 	o, err := apply(opts)

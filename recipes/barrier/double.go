@@ -60,7 +60,7 @@ type Double struct {
 // Bad input gives an error wrapping zkrecipes.ErrInvalidArgument (a nil client or
 // option, n below 1) or a *client.PathError (zkrecipes.ErrInvalidPath).
 func NewDouble(c *client.Client, path string, n int, opts ...Option) (*Double, error) {
-	if err := check(c, path); err != nil {
+	if err := checkArgs(c, path); err != nil {
 		return nil, err
 	}
 	if n < 1 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/check"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 )
 
@@ -19,17 +20,11 @@ var (
 	ErrNotEntered = errors.New("zkrecipes: barrier not entered")
 )
 
-// check validates what both constructors take: a client and an absolute
+// checkArgs validates what both constructors take: a client and an absolute
 // path that is not the root.
-func check(c *client.Client, path string) error {
-	if c == nil {
-		return errs.Invalid("nil client")
-	}
-	if err := client.ValidatePath(path); err != nil {
+func checkArgs(c *client.Client, path string) error {
+	if err := check.ClientPath(c, path, "a barrier needs a node of its own, not the root"); err != nil {
 		return err
-	}
-	if path == "/" {
-		return &client.PathError{Path: path, Reason: "a barrier needs a node of its own, not the root"}
 	}
 	// The nodes a double barrier makes under path must be valid too.
 	return client.ValidatePath(path + "/" + readyName)

@@ -161,11 +161,19 @@ func (l *leaving) fail(ctx, octx context.Context, err error) error {
 	if l.holding {
 		derr = d.drop(cctx, l.own, l.sess)
 	}
+	return d.failed(cctx, ctx, octx, "leave", err, derr)
+}
+
+// failed ends a call (op) that gave up its member's node (derr: the
+// delete's error): the ready node goes too when nobody is left, and the
+// error is ctx's when octx ended (ctx, or Close), else err, with derr
+// beside it.
+func (d *Double) failed(cctx, ctx, octx context.Context, op string, err, derr error) error {
 	d.sweep(cctx)
 	if octx.Err() != nil {
-		err = d.ended("leave", ctx)
+		err = d.ended(op, ctx)
 	} else {
-		err = fmt.Errorf("zkrecipes: barrier %s: leave: %w", d.path, err)
+		err = fmt.Errorf("zkrecipes: barrier %s: %s: %w", d.path, op, err)
 	}
 	if derr != nil {
 		return fmt.Errorf("%w (%w)", err, derr)

@@ -47,17 +47,7 @@ func (e *entry) fail(ctx, octx context.Context, err error) error {
 		d.sweep(cctx)
 		return d.ended("enter", ctx)
 	default:
-		derr := d.drop(cctx, e.own, e.sess)
-		d.sweep(cctx)
-		if octx.Err() != nil {
-			err = d.ended("enter", ctx)
-		} else {
-			err = fmt.Errorf("zkrecipes: barrier %s: enter: %w", d.path, err)
-		}
-		if derr != nil {
-			return fmt.Errorf("%w (%w)", err, derr)
-		}
-		return err
+		return d.failed(cctx, ctx, octx, "enter", err, d.drop(cctx, e.own, e.sess))
 	}
 }
 

@@ -105,7 +105,7 @@ func (c *Cache) Start(ctx context.Context) error {
 	if err := c.begin(); err != nil {
 		return err
 	}
-	if isDone(c.doneCh) {
+	if pubsub.IsClosed(c.doneCh) {
 		// The loop ended with the client: ErrClosed, every time (the select
 		// below would pick at random between initCh and doneCh once both
 		// are closed).
@@ -113,7 +113,7 @@ func (c *Cache) Start(ctx context.Context) error {
 	}
 	select {
 	case <-c.initCh:
-		if isDone(c.doneCh) {
+		if pubsub.IsClosed(c.doneCh) {
 			return c.closedErr()
 		}
 		return nil

@@ -24,12 +24,3 @@ func (c *Cache) publishLocked(ev Event) {
 	access.CacheEvent(c.cl, c.path, ev.Type.String())
 	c.hub.Publish(ev)
 }
-
-func isDone(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}

@@ -68,7 +68,7 @@ func New(c *client.Client, path string, opts ...Option) (*Counter, error) {
 	if o.policy == nil {
 		o.policy = access.RetryPolicy(c)
 	}
-	ct := &Counter{cl: c, path: path, full: underNamespace(c.Namespace(), path), policy: o.policy,
+	ct := &Counter{cl: c, path: path, full: access.Full(c, path), policy: o.policy,
 		gate: make(chan struct{}, 1)}
 	if o.lock != nil {
 		m, err := mutex.New(c, o.lock.Path)
@@ -78,18 +78,6 @@ func New(c *client.Client, path string, opts ...Option) (*Counter, error) {
 		ct.lock, ct.lockPolicy, ct.lockTimeout = m, o.lock.RetryPolicy, o.lock.Timeout
 	}
 	return ct, nil
-}
-
-// underNamespace is path as the server knows it, under namespace ns (the
-// client's own rule).
-func underNamespace(ns, path string) string {
-	switch {
-	case ns == "":
-		return path
-	case path == "/":
-		return ns
-	}
-	return ns + path
 }
 
 // Path returns the counter's path, relative to the client's namespace.

@@ -126,7 +126,7 @@ func (ch *Cache) Start(ctx context.Context) error {
 	switch {
 	case ch.closedNow():
 		return ch.closedErr()
-	case isDone(ch.initCh):
+	case pubsub.IsClosed(ch.initCh):
 		return nil
 	}
 	return ctx.Err()
@@ -138,7 +138,7 @@ func (ch *Cache) closedNow() bool {
 	ch.mu.RLock()
 	closed := ch.phase == closed
 	ch.mu.RUnlock()
-	return closed || isDone(ch.doneCh) || clientClosed(ch.d.c)
+	return closed || pubsub.IsClosed(ch.doneCh) || clientClosed(ch.d.c)
 }
 
 // clientClosed reports whether c is closed: WaitSession says so at once
@@ -193,7 +193,7 @@ func (ch *Cache) list() ([]Instance, error) {
 	case closed:
 		return nil, ch.errs.Closed
 	}
-	if gone || isDone(ch.doneCh) {
+	if gone || pubsub.IsClosed(ch.doneCh) {
 		return nil, errs.ClientClosed // the client closed
 	}
 	out := make([]Instance, 0, len(ch.instances))
@@ -284,12 +284,3 @@ func (ch *Cache) close(ctx context.Context) {
 }
 
 func errZeroCache() error { return errs.Invalid("zero or nil Cache: make one with Discovery.NewCache") }
-
-func isDone(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}

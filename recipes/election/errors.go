@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+	"github.com/go-zkrecipes/zkrecipes/internal/check"
 )
 
 // The errors of this package. The errors it shares with the others are
@@ -29,17 +29,8 @@ var (
 // errZero is the error of every method of a zero Latch.
 var errZero = fmt.Errorf("%w: zero value: make latches with NewLatch", zkrecipes.ErrInvalidArgument)
 
-// check validates what every entry point takes: a client and an absolute
+// checkArgs validates what every entry point takes: a client and an absolute
 // path that is not the root.
-func check(c *client.Client, path string) error {
-	if c == nil {
-		return errs.Invalid("nil client")
-	}
-	if err := client.ValidatePath(path); err != nil {
-		return err
-	}
-	if path == "/" {
-		return &client.PathError{Path: path, Reason: "an election needs a directory of its own, not the root"}
-	}
-	return nil
+func checkArgs(c *client.Client, path string) error {
+	return check.ClientPath(c, path, "an election needs a directory of its own, not the root")
 }

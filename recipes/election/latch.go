@@ -46,7 +46,7 @@ type Latch struct {
 // NewLatch returns a participant in the leader latch at path (relative to
 // the client's namespace). It does no I/O: Start joins.
 func NewLatch(c *client.Client, path string, opts ...Option) (*Latch, error) {
-	if err := check(c, path); err != nil {
+	if err := checkArgs(c, path); err != nil {
 		return nil, err
 	}
 	o, err := apply(opts)

@@ -36,7 +36,7 @@ func Participants(ctx context.Context, c *client.Client, path string) ([]Partici
 	if ctx == nil {
 		return nil, errs.Invalid("nil context")
 	}
-	if err := check(c, path); err != nil {
+	if err := checkArgs(c, path); err != nil {
 		return nil, err
 	}
 	ps, err := queue.New(c, path, markers...).Participants(ctx)
@@ -69,7 +69,7 @@ func Leader(ctx context.Context, c *client.Client, path string) (Participant, er
 	if ctx == nil {
 		return Participant{}, errs.Invalid("nil context")
 	}
-	if err := check(c, path); err != nil {
+	if err := checkArgs(c, path); err != nil {
 		return Participant{}, err
 	}
 	r, err := leader(ctx, c, path, false)

@@ -40,7 +40,7 @@ func Observe(ctx context.Context, c *client.Client, path string) (<-chan Observa
 	if ctx == nil {
 		return nil, errs.Invalid("nil context")
 	}
-	if err := check(c, path); err != nil {
+	if err := checkArgs(c, path); err != nil {
 		return nil, err
 	}
 	out := make(chan Observation, 1)

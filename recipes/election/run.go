@@ -37,7 +37,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 	if ctx == nil {
 		return errs.Invalid("nil context")
 	}
-	if err := check(c, path); err != nil {
+	if err := checkArgs(c, path); err != nil {
 		return err
 	}
 	if lead == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/check"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
@@ -65,14 +66,8 @@ type Node struct {
 // cannot be kept: a node needs a parent); a nil client, a nil or refused
 // option an error wrapping zkrecipes.ErrInvalidArgument.
 func New(c *client.Client, path string, data []byte, opts ...Option) (*Node, error) {
-	if c == nil {
-		return nil, errs.Invalid("nil client")
-	}
-	if err := client.ValidatePath(path); err != nil {
+	if err := check.ClientPath(c, path, "the root cannot be kept: a node needs a parent and a name"); err != nil {
 		return nil, err
-	}
-	if path == "/" {
-		return nil, &client.PathError{Path: path, Reason: "the root cannot be kept: a node needs a parent and a name"}
 	}
 	o, err := apply(opts)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
+	"github.com/go-zkrecipes/zkrecipes/internal/check"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 	iq "github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
@@ -52,14 +53,8 @@ const maxForeign = 1024
 // newCore checks the arguments common to every kind and makes the core:
 // no I/O.
 func newCore(c *client.Client, k kind, path string, opts []Option) (*core, error) {
-	if c == nil {
-		return nil, invalidArg("nil client")
-	}
-	if err := client.ValidatePath(path); err != nil {
+	if err := check.ClientPath(c, path, "a queue needs a node of its own, not the root"); err != nil {
 		return nil, err
-	}
-	if path == "/" {
-		return nil, &client.PathError{Path: path, Reason: "a queue needs a node of its own, not the root"}
 	}
 	// Item names must make valid paths too (a path at the length limit).
 	if err := client.ValidatePath(path + "/" + k.prefix() + "0000000000"); err != nil {
@@ -93,28 +88,15 @@ func newCore(c *client.Client, k kind, path string, opts []Option) (*core, error
 	if err != nil {
 		return nil, err
 	}
-	ns := c.Namespace()
-	q := &core{cl: c, k: k, path: path, full: underNamespace(ns, path), o: o, log: access.RecipeLogger(c, "queue", path), idle: idle,
+	q := &core{cl: c, k: k, path: path, full: access.Full(c, path), o: o, log: access.RecipeLogger(c, "queue", path), idle: idle,
 		consumerPath: o.consumerPath, closeDone: make(chan struct{}),
 		subs: map[*pubsub.Sub[Event]]struct{}{}, foreign: map[string]bool{}}
 	if o.lockPath != "" {
-		q.lockPath, q.lockFull = o.lockPath, underNamespace(ns, o.lockPath)
+		q.lockPath, q.lockFull = o.lockPath, access.Full(c, o.lockPath)
 	}
 	q.lockData = fmt.Appendf(iq.DefaultData(), " zkrecipes-queue %s", uuid.NewString())
 	q.closeCtx, q.cancel = context.WithCancel(context.Background())
 	return q, nil
-}
-
-// underNamespace is path as the server knows it, under namespace ns (the
-// client's own rule).
-func underNamespace(ns, path string) string {
-	switch {
-	case ns == "":
-		return path
-	case path == "/":
-		return ns
-	}
-	return ns + path
 }
 
 // lockSafe reports whether the queue has a lock path.

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/access"
 )
 
 // Handler processes one item. Consume calls it for each item it takes, one
@@ -85,9 +86,9 @@ func (it *Item) CommitWith(ops ...any) error {
 	}
 	copies := make([]any, 0, len(ops))
 	size := 0
-	ns := it.q.cl.Namespace()
+	cl := it.q.cl
 	for _, op := range ops {
-		cp, n, err := copyOp(ns, op)
+		cp, n, err := copyOp(cl, op)
 		if err != nil {
 			return err
 		}
@@ -116,13 +117,13 @@ func (it *Item) seal() []any {
 }
 
 // copyOp checks and copies one op for a removal transaction, with its path
-// under namespace ns, and returns its body's size.
-func copyOp(ns string, op any) (any, int, error) {
+// under c's namespace, and returns its body's size.
+func copyOp(c *client.Client, op any) (any, int, error) {
 	path := func(p string) (string, error) {
 		if err := client.ValidatePath(p); err != nil {
 			return "", err
 		}
-		return underNamespace(ns, p), nil
+		return access.Full(c, p), nil
 	}
 	switch o := op.(type) {
 	case *zk.CreateRequest:

@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/check"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/internal/option"
 	"github.com/go-zkrecipes/zkrecipes/internal/queue"
@@ -135,14 +136,8 @@ func NewWithCount(c *client.Client, p string, count *shared.Count, opts ...Optio
 }
 
 func newSemaphore(c *client.Client, p string, maxLeases int, count *shared.Count, given []Option) (*Semaphore, error) {
-	if c == nil {
-		return nil, errs.Invalid("nil client")
-	}
-	if err := client.ValidatePath(p); err != nil {
+	if err := check.ClientPath(c, p, "a semaphore needs a directory of its own, not the root"); err != nil {
 		return nil, err
-	}
-	if p == "/" {
-		return nil, &client.PathError{Path: p, Reason: "a semaphore needs a directory of its own, not the root"}
 	}
 	var o options
 	if err := option.Apply("semaphore "+p, &o, given); err != nil {

@@ -220,16 +220,24 @@ func (c *Conn) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan 
 }
 
 func (c *Conn) getData(ctx context.Context, path string, watch bool) ([]byte, *zk.Stat, <-chan zk.Event, error) {
-	r, err := c.call(ctx, kindRequest(opGetData, replyData, watch, watchData, path),
+	data, _, st, ch, err := c.read(ctx, opGetData, replyData, watchData, path, watch)
+	return data, st, ch, err
+}
+
+// read sends a getData or a getChildren2 (op, its reply's kind) of path,
+// with a watch of kind wk when watch is set, and returns what the reply
+// said.
+func (c *Conn) read(ctx context.Context, op int32, kind replyKind, wk watchKind, path string, watch bool) ([]byte, []string, *zk.Stat, <-chan zk.Event, error) {
+	r, err := c.call(ctx, kindRequest(op, kind, watch, wk, path),
 		func(e *encoder) { encodePathWatch(e, path, watch) })
 	if r == nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	defer r.release()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return r.data, statCopy(&r.stat), r.ch, nil
+	return r.data, r.kids, statCopy(&r.stat), r.ch, nil
 }
 
 // Set writes a node's data if its version matches (-1 for any).
@@ -287,16 +295,8 @@ func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, 
 }
 
 func (c *Conn) children(ctx context.Context, path string, watch bool) ([]string, *zk.Stat, <-chan zk.Event, error) {
-	r, err := c.call(ctx, kindRequest(opGetChildren2, replyChildren, watch, watchChild, path),
-		func(e *encoder) { encodePathWatch(e, path, watch) })
-	if r == nil {
-		return nil, nil, nil, err
-	}
-	defer r.release()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return r.kids, statCopy(&r.stat), r.ch, nil
+	_, kids, st, ch, err := c.read(ctx, opGetChildren2, replyChildren, watchChild, path, watch)
+	return kids, st, ch, err
 }
 
 // Delete deletes a node if its version matches (-1 for any).
