@@ -25,7 +25,10 @@ type Batch struct {
 
 // Reply is one request's outcome in a Batch, to read once Send returned
 // nil.
-type Reply struct{ s *wire.Step }
+type Reply struct {
+	s   *wire.Step
+	err error // why the request could not be added (then s is nil)
+}
 
 // Batch starts a batch on the connection.
 func (c *Conn) Batch() *Batch { return &Batch{c: c} }
@@ -33,7 +36,7 @@ func (c *Conn) Batch() *Batch { return &Batch{c: c} }
 func (b *Batch) add(s *wire.Step) *Reply {
 	if b.sent {
 		b.err = errs.Invalid("a request added to a batch already sent")
-		return &Reply{}
+		return &Reply{err: b.err}
 	}
 	b.steps = append(b.steps, s)
 	return &Reply{s: s}
@@ -59,12 +62,12 @@ func (b *Batch) Multi(ops ...any) *Reply {
 	out, err := b.c.multiOps(ops)
 	if err != nil {
 		b.err = err
-		return &Reply{}
+		return &Reply{err: err}
 	}
 	s, err := wire.StepMulti(out...)
 	if err != nil {
 		b.err = errs.Invalid("%v", err)
-		return &Reply{}
+		return &Reply{err: b.err}
 	}
 	return b.add(s)
 }
@@ -110,12 +113,21 @@ func (r *Reply) step() *wire.Step {
 	return r.s
 }
 
+// missing is the error of a Reply with no request: why it was not added,
+// else that it is no Batch's.
+func (r *Reply) missing() error {
+	if r != nil && r.err != nil {
+		return r.err
+	}
+	return errNotStarted
+}
+
 // Err is the request's error (nil: the server did it); before Send, an
 // error that says it was not sent.
 func (r *Reply) Err() error {
 	s := r.step()
 	if s == nil {
-		return errNotStarted
+		return r.missing()
 	}
 	return notSent(s.Err())
 }
@@ -124,7 +136,7 @@ func (r *Reply) Err() error {
 func (r *Reply) Created() (string, *zk.Stat, error) {
 	s := r.step()
 	if s == nil {
-		return "", nil, errNotStarted
+		return "", nil, r.missing()
 	}
 	p, st, err := s.Created()
 	return p, st, notSent(err)
@@ -134,7 +146,7 @@ func (r *Reply) Created() (string, *zk.Stat, error) {
 func (r *Reply) Data() ([]byte, *zk.Stat, error) {
 	s := r.step()
 	if s == nil {
-		return nil, nil, errNotStarted
+		return nil, nil, r.missing()
 	}
 	data, st, err := s.Got()
 	return data, st, notSent(err)
@@ -145,7 +157,7 @@ func (r *Reply) Data() ([]byte, *zk.Stat, error) {
 func (r *Reply) Results() ([]zk.MultiResponse, error) {
 	s := r.step()
 	if s == nil {
-		return nil, errNotStarted
+		return nil, r.missing()
 	}
 	res, err := s.Results()
 	return res, notSent(err)

@@ -30,6 +30,11 @@ type WatchEvent struct {
 	// lost and the watch is set again, and the server does not replay
 	// what changed meanwhile. Read again what you rely on.
 	Resync bool
+	// SessionID is, on a resync event, the session the watch is set on
+	// now: it tells a resync on a new session from one within the old, for
+	// a reader that also follows Subscribe's states (the two arrive on
+	// different channels, in either order).
+	SessionID int64
 }
 
 // PersistentWatch is a watch AddWatch set: it stays until Remove, the
@@ -196,8 +201,12 @@ func (c *Client) resyncLocked(newSession bool) {
 		return
 	}
 	if !newSession {
+		var id int64
+		if c.sess != nil {
+			id = c.sess.ID()
+		}
 		for w := range c.persist {
-			w.sub.Push(WatchEvent{Resync: true, Zxid: -1})
+			w.sub.Push(WatchEvent{Resync: true, Zxid: -1, SessionID: id})
 		}
 		return
 	}
@@ -234,7 +243,7 @@ func (c *Client) resyncLocked(newSession bool) {
 			return
 		}
 		for w := range c.persist {
-			w.sub.Push(WatchEvent{Resync: true, Zxid: -1})
+			w.sub.Push(WatchEvent{Resync: true, Zxid: -1, SessionID: sess.ID()})
 		}
 	}()
 }

@@ -114,6 +114,11 @@ type loop struct {
 	watch       *client.PersistentWatch
 	watchEvents <-chan client.WatchEvent
 
+	// session is the session of the last state the loop saw (or the one
+	// its persistent watch was set on); pendingResync a new session's
+	// resync that came before that session's state (see onWatchEvent).
+	session, pendingResync int64
+
 	epoch       uint64
 	epochCtx    context.Context
 	cancelEpoch context.CancelFunc
@@ -165,6 +170,9 @@ func (l *loop) run() {
 	if !l.setupWatch() {
 		return
 	}
+	if sess := l.c.cl.Session(); sess != nil {
+		l.session = sess.ID()
+	}
 	defer l.removeWatch()
 	defer l.drain()
 	l.schedule(l.c.root, readNode)
@@ -192,7 +200,7 @@ func (l *loop) run() {
 			if !ok {
 				return
 			}
-			l.onState(st.State)
+			l.onState(st)
 		case r := <-l.replies:
 			l.inFlight--
 			l.goFlight--
@@ -352,8 +360,8 @@ func (l *loop) onNotification(ev zk.Event) {
 // onState follows the client: after a session loss every watch is gone, so
 // everything is read again once a new session is up; after a reconnect the
 // reads that failed meanwhile are tried again.
-func (l *loop) onState(s client.State) {
-	switch s {
+func (l *loop) onState(st client.StateChange) {
+	switch st.State {
 	case client.StateLost:
 		l.newEpoch()
 		l.queue = nil
@@ -367,10 +375,18 @@ func (l *loop) onState(s client.State) {
 		}
 		l.rebuild = true
 	case client.StateConnected, client.StateReconnected:
+		l.session = st.SessionID
 		// The persistent mode rebuilds on the watch's resync event instead,
 		// which comes once the watch is set on the new session: reads
 		// before it could miss what changes in between.
 		if l.rebuild && l.watch == nil {
+			l.rebuild = false
+			l.readAll()
+		}
+		if l.pendingResync != 0 && l.pendingResync == st.SessionID {
+			// The new session's resync came before its state (they come on
+			// two channels): now that the loss is behind, rebuild.
+			l.pendingResync = 0
 			l.rebuild = false
 			l.readAll()
 		}

@@ -102,6 +102,15 @@ func (l *loop) removeWatch() {
 // onWatchEvent turns an event of the persistent watch into reads.
 func (l *loop) onWatchEvent(ev client.WatchEvent) {
 	if ev.Resync {
+		if ev.SessionID != 0 && l.session != 0 && ev.SessionID != l.session {
+			// A resync on a session whose state has not reached the loop
+			// yet (the loss and the new session come on the states'
+			// channel, the resync on the watch's): reading now would be
+			// undone by the loss's new epoch. It is done at the new
+			// session's state instead (onState).
+			l.pendingResync = ev.SessionID
+			return
+		}
 		l.rebuild = false
 		l.readAll()
 		return

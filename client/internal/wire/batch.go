@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -91,6 +92,11 @@ func StepMulti(ops ...any) (*Step, error) {
 // ErrNotSent is a step's error before its Pipeline returned.
 var ErrNotSent = errors.New("zkrecipes: request not sent yet")
 
+// ErrOutcomeUnknown is wrapped, beside ctx's error, by the error of a step
+// whose Pipeline returned because ctx ended before its reply: the request
+// was sent and may have been applied.
+var ErrOutcomeUnknown = errors.New("zkrecipes: request sent, outcome unknown")
+
 // Fail ends steps that will not be sent with err (those already ended
 // keep their outcome). Their requests never reach a link.
 func Fail(err error, steps ...*Step) {
@@ -160,8 +166,11 @@ func (c *Conn) Pipeline(ctx context.Context, steps ...*Step) error {
 	for i, s := range steps {
 		settled, err := wait(ctx, s.r)
 		if !settled {
+			unknown := fmt.Errorf("%w: %w", ErrOutcomeUnknown, ctx.Err())
+			s.settled, s.err = true, unknown
 			for _, left := range steps[i+1:] {
 				left.r.claim.CompareAndSwap(claimOpen, claimLeft)
+				left.settled, left.err = true, unknown
 			}
 			return ctx.Err()
 		}

@@ -86,6 +86,11 @@ func wait(ctx context.Context, r *request) (settled bool, _ error) {
 	case <-r.done:
 		return true, r.err
 	case <-ctx.Done():
+		select {
+		case <-r.done: // the reply came too: it is the outcome
+			return true, r.err
+		default:
+		}
 		if r.claim.CompareAndSwap(claimOpen, claimLeft) {
 			return false, ctx.Err()
 		}
