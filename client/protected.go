@@ -51,7 +51,7 @@ type ProtectedNode struct {
 // for the node by its UUID and deletes it, as it does after any failed call
 // whose create may have succeeded unseen, retrying in the background while
 // the connection is down (see DeleteGuaranteed). CreateProtected waits for
-// that cleanup only briefly (a second) past the end of ctx.
+// that cleanup only briefly (under 2 s) past the end of ctx.
 func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, flags int32, opts ...CreateOption) (ProtectedNode, error) {
 	o, err := createOpts(opts)
 	if err != nil {
@@ -290,10 +290,11 @@ func (c *Client) removeProtected(parent, tag string) {
 }
 
 // removeWithin bounds the first, synchronous try of removeProtected, and how
-// long a CreateProtected given up waits for its cleanup: a second, as the
-// guaranteed delete waits for a lost connection, so that no call a caller
-// abandoned holds it up longer than that.
-const removeWithin = time.Second
+// long a CreateProtected given up waits for its cleanup. It covers a
+// reconnect to a single server (its redial pause is a second), so that the
+// node is usually gone when the call returns, and stays under two seconds,
+// so that a service's shutdown with the server gone is not held up longer.
+const removeWithin = 1800 * time.Millisecond
 
 type foundNode struct {
 	path string

@@ -42,7 +42,7 @@ func TestFlagsParsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(o.recipes, ","); got != "barrier,cache,counter,latch,mutex,node,run,rwlock,semaphore" {
+	if got := strings.Join(o.recipes, ","); got != "barrier,cache,counter,latch,multilock,mutex,node,queue,run,rwlock,semaphore" {
 		t.Errorf("default recipes %q", got)
 	}
 	if o.seed == 0 || o.servers != 3 || o.duration != 30*time.Minute {
