@@ -17,7 +17,9 @@
 //       prints "curator: ready" once THREADS consumers (each a client of
 //       its own) are started, then "curator: got=ITEM by=T" for each item
 //       consumed, and "curator: done" once N were, or once the node
-//       STOP_PATH exists (exit 1 after 60 s).
+//       STOP_PATH exists (exit 1 after 60 s); with a LOCK_PATH it first
+//       waits (up to 10 s) until no lock node is left, so the items it
+//       printed are deleted from the queue before it closes.
 //   remove ID
 //       DistributedIdQueue.remove(ID); prints "curator: removed=K".
 import java.nio.charset.StandardCharsets;
@@ -230,6 +232,19 @@ public class CuratorQueue {
         boolean all = false;
         for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); !all && System.nanoTime() < deadline; ) {
             all = done.await(20, TimeUnit.MILLISECONDS) || (stop != null && clients.get(0).checkExists().forPath(stop) != null);
+        }
+        // In lock-safe mode Curator deletes an item (with its lock node, in
+        // one transaction) after consumeMessage returns, and close()
+        // interrupts that delete: wait until no lock node is left, so the
+        // last items counted are gone from the queue before we close.
+        if (all && !lockPath.equals("-") && !kind.equals("simple")) {
+            for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); System.nanoTime() < deadline; ) {
+                if (clients.get(0).checkExists().forPath(lockPath) == null
+                        || clients.get(0).getChildren().forPath(lockPath).isEmpty()) {
+                    break;
+                }
+                Thread.sleep(20);
+            }
         }
         for (QueueBase<String> q : queues) {
             q.close();
