@@ -5,7 +5,10 @@
 // values on, in order, to a channel read at the subscriber's own pace.
 package pubsub
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // Sub is one subscriber's queue. Push never blocks; Out delivers every value
 // pushed, in order, until Stop. The zero Sub is not usable: call New.
@@ -177,5 +180,29 @@ func IsClosed(ch <-chan struct{}) bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// CancelOnClose returns a copy of parent that is also cancelled once done
+// is closed (a session's end, say). Its cancel must be called, as for
+// context.WithCancel: it also stops the goroutine that waits on done.
+func CancelOnClose(parent context.Context, done <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	if IsClosed(done) {
+		cancel()
+		return ctx, cancel
+	}
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+			cancel()
+		case <-stop:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() { close(stop) })
+		cancel()
 	}
 }

@@ -1,6 +1,7 @@
 package pubsub
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -90,4 +91,34 @@ func TestHub(t *testing.T) {
 	}
 	cancel()
 	h.Publish(7) // no subscriber: nothing to do, no panic
+}
+
+func TestCancelOnClose(t *testing.T) {
+	done := make(chan struct{})
+	ctx, cancel := CancelOnClose(context.Background(), done)
+	defer cancel()
+	if ctx.Err() != nil {
+		t.Fatal("cancelled before done closed")
+	}
+	close(done)
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("not cancelled once done closed")
+	}
+
+	// Already closed: cancelled at once; the parent's end cancels too;
+	// cancel twice is fine.
+	ctx2, cancel2 := CancelOnClose(context.Background(), done)
+	if ctx2.Err() == nil {
+		t.Fatal("not cancelled with done already closed")
+	}
+	cancel2()
+	cancel2()
+	parent, end := context.WithCancel(context.Background())
+	ctx3, cancel3 := CancelOnClose(parent, make(chan struct{}))
+	end()
+	<-ctx3.Done()
+	cancel3()
+	cancel3()
 }

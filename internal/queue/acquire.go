@@ -437,23 +437,12 @@ func Abandon(c *client.Client, nodes ...client.ProtectedNode) {
 
 // abandonNode is Abandon of one node, within ctx.
 func abandonNode(ctx context.Context, c *client.Client, node client.ProtectedNode) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	if sess := node.Session; sess != nil {
 		// Waiting for the reconnect is only worth it while the node can
 		// outlive the wait: once its session ends, the server deletes it.
-		if IsClosed(sess.Done()) {
-			cancel()
-		}
-		stop := make(chan struct{})
-		defer close(stop)
-		go func() {
-			select {
-			case <-sess.Done():
-				cancel()
-			case <-stop:
-			}
-		}()
+		var cancel context.CancelFunc
+		ctx, cancel = pubsub.CancelOnClose(ctx, sess.Done())
+		defer cancel()
 	}
 	for ctx.Err() == nil {
 		// The client's requests wait for the session's connection (within

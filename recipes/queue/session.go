@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
 )
 
 // A lock-safe item is held by an ephemeral lock node of one session. Every
@@ -44,17 +45,8 @@ func (q *core) sessionConn(ctx context.Context) (*client.Conn, *client.Session, 
 // when sess ends or the client closes: whatever a lock's holder must still
 // do is bounded by its session's life.
 func (q *core) onSession(sess *client.Session) (*client.Conn, error) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := pubsub.CancelOnClose(context.Background(), sess.Done())
 	defer cancel()
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		select {
-		case <-sess.Done():
-			cancel()
-		case <-stop:
-		}
-	}()
 	if sess.Err() != nil {
 		return nil, errSessionGone
 	}
