@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/hookmetrics"
 )
 
 func (t *Telemetry) newHooks() *client.Hooks {
@@ -47,12 +48,12 @@ func (t *Telemetry) stateAttrs(s client.State) measure {
 func (t *Telemetry) onAcquire(ctx context.Context, a client.Acquisition) (context.Context, func(client.AcquireOutcome)) {
 	s := t.recipe(a.Recipe, a.Path)
 	start := time.Now()
-	s.live.begin(&s.live.waits, start)
+	s.live.BeginWait(start)
 	ctx, span := t.tracer.Start(ctx, s.spanName,
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(append([]attribute.KeyValue{AttrRecipe.String(a.Recipe), AttrPath.String(a.Path)}, t.cfg.attrs...)...))
 	return ctx, func(o client.AcquireOutcome) {
-		s.live.end(&s.live.waits, start)
+		s.live.EndWait(start)
 		outcome := o.Label()
 		span.SetAttributes(AttrOutcome.String(outcome))
 		if outcome == OutcomeFailed {
@@ -66,12 +67,12 @@ func (t *Telemetry) onAcquire(ctx context.Context, a client.Acquisition) (contex
 
 func (t *Telemetry) onHeld(h client.Holding) {
 	s := t.recipe(h.Recipe, h.Path)
-	s.live.begin(&s.live.holds, h.Since)
+	s.live.BeginHold(h.Since)
 }
 
 func (t *Telemetry) onReleased(r client.Release) {
 	s := t.recipe(r.Recipe, r.Path)
-	s.live.end(&s.live.holds, r.Since)
+	s.live.EndHold(r.Since)
 	ctx := context.Background()
 	if r.Lost {
 		t.hold.Record(ctx, r.Held.Seconds(), s.lostHold.rec...)
@@ -124,7 +125,7 @@ type recipeSeries struct {
 
 	base       measure // the recipe (and path) alone: the gauges'
 	leadership bool    // its holdings are leaderships
-	live       live
+	live       hookmetrics.Live
 }
 
 // isLeadership reports whether a recipe's holdings are leaderships.

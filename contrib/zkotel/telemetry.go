@@ -176,15 +176,15 @@ func (t *Telemetry) observe(_ context.Context, o metric.Observer) error {
 		if !ok {
 			return true
 		}
-		n := s.live.snapshot(at)
+		n := s.live.Snapshot(at)
 		held := t.holders
 		if s.leadership {
 			held = t.leaders
 		}
-		o.ObserveInt64(t.waiters, int64(n.waits), s.base.obs...)
-		o.ObserveInt64(held, int64(n.holds), s.base.obs...)
-		o.ObserveFloat64(t.oldestHold, n.oldestHold.Seconds(), s.base.obs...)
-		o.ObserveFloat64(t.oldestWait, n.oldestWait.Seconds(), s.base.obs...)
+		o.ObserveInt64(t.waiters, int64(n.Waits), s.base.obs...)
+		o.ObserveInt64(held, int64(n.Holds), s.base.obs...)
+		o.ObserveFloat64(t.oldestHold, n.OldestHold.Seconds(), s.base.obs...)
+		o.ObserveFloat64(t.oldestWait, n.OldestWait.Seconds(), s.base.obs...)
 		return true
 	})
 	return nil

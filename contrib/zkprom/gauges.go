@@ -51,7 +51,7 @@ func (g *gauges) Collect(ch chan<- prometheus.Metric) {
 		if !ok {
 			return true
 		}
-		n := s.live.snapshot(at)
+		n := s.live.Snapshot(at)
 		held := g.holders
 		if s.leadership {
 			held = g.leaders
@@ -60,10 +60,10 @@ func (g *gauges) Collect(ch chan<- prometheus.Metric) {
 			d *prometheus.Desc
 			v float64
 		}{
-			{g.waiters, float64(n.waits)},
-			{held, float64(n.holds)},
-			{g.oldestHold, n.oldestHold.Seconds()},
-			{g.oldestWait, n.oldestWait.Seconds()},
+			{g.waiters, float64(n.Waits)},
+			{held, float64(n.Holds)},
+			{g.oldestHold, n.OldestHold.Seconds()},
+			{g.oldestWait, n.OldestWait.Seconds()},
 		} {
 			ch <- prometheus.MustNewConstMetric(m.d, prometheus.GaugeValue, m.v, s.labels...)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/hookmetrics"
 )
 
 // The values of the outcome label of zkrecipes_acquire_wait_seconds: the
@@ -72,21 +73,21 @@ func (m *Metrics) stateSet(s client.State) stateSeries {
 func (m *Metrics) onAcquire(ctx context.Context, a client.Acquisition) (context.Context, func(client.AcquireOutcome)) {
 	s := m.recipe(a.Recipe, a.Path)
 	start := time.Now()
-	s.live.begin(&s.live.waits, start)
+	s.live.BeginWait(start)
 	return ctx, func(o client.AcquireOutcome) {
-		s.live.end(&s.live.waits, start)
+		s.live.EndWait(start)
 		s.wait(o.Label()).Observe(o.Wait.Seconds())
 	}
 }
 
 func (m *Metrics) onHeld(h client.Holding) {
 	s := m.recipe(h.Recipe, h.Path)
-	s.live.begin(&s.live.holds, h.Since)
+	s.live.BeginHold(h.Since)
 }
 
 func (m *Metrics) onReleased(r client.Release) {
 	s := m.recipe(r.Recipe, r.Path)
-	s.live.end(&s.live.holds, r.Since)
+	s.live.EndHold(r.Since)
 	if r.Lost {
 		s.lostHold.Observe(r.Held.Seconds())
 		s.lost.Inc()
@@ -136,7 +137,7 @@ type recipeSeries struct {
 
 	labels     []string // recipe, and path with WithPathLabel
 	leadership bool     // its holdings are leaderships
-	live       live
+	live       hookmetrics.Live
 }
 
 func (s *recipeSeries) wait(outcome string) prometheus.Observer {
