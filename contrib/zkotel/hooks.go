@@ -93,7 +93,7 @@ func (t *Telemetry) onCache(e client.CacheEventHook) {
 	key := seriesKey{kind: kindCache, name: e.Type}
 	kv := []attribute.KeyValue{AttrCacheType.String(e.Type)}
 	if t.cfg.pathAttr {
-		key.path = t.paths.label(e.Root)
+		key.path = t.paths.Label(e.Root)
 		kv = append(kv, AttrPath.String(key.path))
 	}
 	m, ok := t.series.Load(key)
@@ -149,7 +149,7 @@ func (s *recipeSeries) wait(outcome string) measure {
 func (t *Telemetry) recipe(name, path string) *recipeSeries {
 	key := seriesKey{kind: kindRecipe, name: name}
 	if t.cfg.pathAttr {
-		key.path = t.paths.label(path)
+		key.path = t.paths.Label(path)
 	}
 	if s, ok := t.series.Load(key); ok {
 		return s.(*recipeSeries)

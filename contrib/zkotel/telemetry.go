@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/hookmetrics"
 )
 
 // ScopeName is the instrumentation scope of the meter and the tracer.
@@ -48,7 +49,7 @@ type Telemetry struct {
 	states     [len(knownStates)]measure
 	cacheTypes map[string]measure // read-only after New; nil with WithPathAttribute
 	series     sync.Map           // seriesKey -> *recipeSeries or measure
-	paths      pathSet
+	paths      *hookmetrics.Paths
 	ops        [len(knownOps)]opMeasures // read-only after New
 	hooks      *client.Hooks
 	closeOnce  sync.Once
@@ -79,7 +80,7 @@ func New(opts ...Option) (*Telemetry, error) {
 		return nil, err
 	}
 	t := &Telemetry{cfg: cfg, tracer: cfg.tracers.Tracer(ScopeName)}
-	t.paths.max = cfg.maxPaths
+	t.paths = hookmetrics.NewPaths(cfg.maxPaths)
 	meter := cfg.meters.Meter(ScopeName)
 	if err := t.instruments(meter); err != nil {
 		return nil, fmt.Errorf("zkotel: %w", err)

@@ -105,7 +105,7 @@ func (m *Metrics) onCache(e client.CacheEventHook) {
 	}
 	key := seriesKey{kind: kindCache, name: e.Type}
 	if m.cfg.pathLabel {
-		key.path = m.paths.label(e.Root)
+		key.path = m.paths.Label(e.Root)
 	}
 	if c, ok := m.series.Load(key); ok {
 		c.(prometheus.Counter).Inc()
@@ -157,7 +157,7 @@ func (s *recipeSeries) wait(outcome string) prometheus.Observer {
 func (m *Metrics) recipe(name, path string) *recipeSeries {
 	key := seriesKey{kind: kindRecipe, name: name}
 	if m.cfg.pathLabel {
-		key.path = m.paths.label(path)
+		key.path = m.paths.Label(path)
 	}
 	if s, ok := m.series.Load(key); ok {
 		return s.(*recipeSeries)

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/hookmetrics"
 )
 
 // Metrics holds the Prometheus metrics of one client and the hooks that
@@ -29,7 +30,7 @@ type Metrics struct {
 
 	states     [len(knownStates)]stateSeries
 	ops        [len(knownOps)]opSeries
-	paths      pathSet
+	paths      *hookmetrics.Paths
 	cacheTypes map[string]prometheus.Counter // read-only after New; nil with WithPathLabel
 	series     sync.Map                      // seriesKey -> *recipeSeries or prometheus.Counter
 	hooks      *client.Hooks
@@ -58,7 +59,7 @@ func New(opts ...Option) (*Metrics, error) {
 		return nil, err
 	}
 	m := &Metrics{cfg: cfg}
-	m.paths.max = cfg.maxPaths
+	m.paths = hookmetrics.NewPaths(cfg.maxPaths)
 	ns, cl := cfg.namespace, cfg.constLabels
 	var path []string // the optional path label, after the others
 	if cfg.pathLabel {
