@@ -37,7 +37,7 @@ func (t *Telemetry) onState(h client.StateHook) {
 // stateAttrs is the measure of s: made in New for the four states, made
 // here for any other.
 func (t *Telemetry) stateAttrs(s client.State) measure {
-	if i := int(s) - 1; i >= 0 && i < len(t.states) {
+	if i, ok := hookmetrics.StateIndex(s); ok {
 		return t.states[i]
 	}
 	return t.attrs(AttrState.String(s.String()))

@@ -46,22 +46,15 @@ type Telemetry struct {
 	current    atomic.Int64 // the client's State; 0 before the first
 	nPending   atomic.Int64
 	base       measure // the WithAttributes alone
-	states     [len(knownStates)]measure
+	states     [len(hookmetrics.States)]measure
 	cacheTypes map[string]measure // read-only after New; nil with WithPathAttribute
 	series     sync.Map           // seriesKey -> *recipeSeries or measure
 	paths      *hookmetrics.Paths
-	ops        [len(knownOps)]opMeasures // read-only after New
+	ops        [len(hookmetrics.OpLabels)]opMeasures // read-only after New
 	hooks      *client.Hooks
 	closeOnce  sync.Once
 	closeErr   error
 }
-
-// knownStates are the states whose attribute sets New makes; index i is
-// State i+1.
-var knownStates = [...]client.State{client.StateConnected, client.StateSuspended, client.StateReconnected, client.StateLost}
-
-// knownCacheTypes are the cache event types whose attribute sets New makes.
-var knownCacheTypes = [...]string{"NODE_CREATED", "NODE_CHANGED", "NODE_DELETED", "INITIALIZED"}
 
 // measure is one attribute set, as the options of Add and of Record: made
 // once, so that a measurement allocates no option slice.
@@ -90,18 +83,18 @@ func New(opts ...Option) (*Telemetry, error) {
 		return nil, fmt.Errorf("zkotel: %w", err)
 	}
 	t.base = t.attrs()
-	for i, s := range knownStates {
+	for i, s := range hookmetrics.States {
 		t.states[i] = t.attrs(AttrState.String(s.String()))
 	}
 	if !cfg.pathAttr {
-		t.cacheTypes = make(map[string]measure, len(knownCacheTypes))
-		for _, typ := range knownCacheTypes {
+		t.cacheTypes = make(map[string]measure, len(hookmetrics.CacheTypes))
+		for _, typ := range hookmetrics.CacheTypes {
 			t.cacheTypes[typ] = t.attrs(AttrCacheType.String(typ))
 		}
 	}
-	for i, op := range knownOps {
+	for i, op := range hookmetrics.OpLabels {
 		t.ops[i].rec = t.attrs(AttrOp.String(op))
-		for j, e := range knownErrors {
+		for j, e := range hookmetrics.ErrorLabels {
 			t.ops[i].errors[j] = t.attrs(AttrOp.String(op), AttrErrorType.String(e))
 		}
 	}

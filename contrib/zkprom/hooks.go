@@ -59,7 +59,7 @@ func (m *Metrics) onState(h client.StateHook) {
 // stateSet is the series of s: made in New for the four states, looked up
 // in the vectors for any other.
 func (m *Metrics) stateSet(s client.State) stateSeries {
-	if i := int(s) - 1; i >= 0 && i < len(m.states) {
+	if i, ok := hookmetrics.StateIndex(s); ok {
 		return m.states[i]
 	}
 	name := s.String()

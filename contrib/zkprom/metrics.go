@@ -28,19 +28,13 @@ type Metrics struct {
 	reqErrors    *prometheus.CounterVec
 	gauges       *gauges
 
-	states     [len(knownStates)]stateSeries
-	ops        [len(knownOps)]opSeries
+	states     [len(hookmetrics.States)]stateSeries
+	ops        [len(hookmetrics.OpLabels)]opSeries
 	paths      *hookmetrics.Paths
 	cacheTypes map[string]prometheus.Counter // read-only after New; nil with WithPathLabel
 	series     sync.Map                      // seriesKey -> *recipeSeries or prometheus.Counter
 	hooks      *client.Hooks
 }
-
-// knownStates are the states whose series New makes; index i is State i+1.
-var knownStates = [...]client.State{client.StateConnected, client.StateSuspended, client.StateReconnected, client.StateLost}
-
-// knownCacheTypes are the cache event types whose series New makes.
-var knownCacheTypes = [...]string{"NODE_CREATED", "NODE_CHANGED", "NODE_DELETED", "INITIALIZED"}
 
 // stateSeries are the series of one state.
 type stateSeries struct {
@@ -115,7 +109,7 @@ func New(opts ...Option) (*Metrics, error) {
 	if err := prometheus.NewPedanticRegistry().Register(m); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
-	for i, s := range knownStates {
+	for i, s := range hookmetrics.States {
 		name := s.String()
 		m.states[i] = stateSeries{
 			changes: m.stateChanges.WithLabelValues(name),
@@ -124,8 +118,8 @@ func New(opts ...Option) (*Metrics, error) {
 		}
 	}
 	if !cfg.pathLabel {
-		m.cacheTypes = make(map[string]prometheus.Counter, len(knownCacheTypes))
-		for _, t := range knownCacheTypes {
+		m.cacheTypes = make(map[string]prometheus.Counter, len(hookmetrics.CacheTypes))
+		for _, t := range hookmetrics.CacheTypes {
 			m.cacheTypes[t] = m.cacheEvents.WithLabelValues(t)
 		}
 	}
