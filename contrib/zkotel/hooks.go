@@ -92,7 +92,7 @@ func (t *Telemetry) onCache(e client.CacheEventHook) {
 	}
 	key := seriesKey{kind: kindCache, name: e.Type}
 	kv := []attribute.KeyValue{AttrCacheType.String(e.Type)}
-	if t.cfg.pathAttr {
+	if t.cfg.ByPath {
 		key.path = t.paths.Label(e.Root)
 		kv = append(kv, AttrPath.String(key.path))
 	}
@@ -148,7 +148,7 @@ func (s *recipeSeries) wait(outcome string) measure {
 // recipe returns the series of a recipe, making them the first time.
 func (t *Telemetry) recipe(name, path string) *recipeSeries {
 	key := seriesKey{kind: kindRecipe, name: name}
-	if t.cfg.pathAttr {
+	if t.cfg.ByPath {
 		key.path = t.paths.Label(path)
 	}
 	if s, ok := t.series.Load(key); ok {
@@ -156,7 +156,7 @@ func (t *Telemetry) recipe(name, path string) *recipeSeries {
 	}
 	with := func(kv ...attribute.KeyValue) measure {
 		kv = append(kv, AttrRecipe.String(name))
-		if t.cfg.pathAttr {
+		if t.cfg.ByPath {
 			kv = append(kv, AttrPath.String(key.path))
 		}
 		return t.attrs(kv...)

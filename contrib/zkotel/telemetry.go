@@ -73,7 +73,7 @@ func New(opts ...Option) (*Telemetry, error) {
 		return nil, err
 	}
 	t := &Telemetry{cfg: cfg, tracer: cfg.tracers.Tracer(ScopeName)}
-	t.paths = hookmetrics.NewPaths(cfg.maxPaths)
+	t.paths = hookmetrics.NewPaths(cfg.MaxPaths)
 	meter := cfg.meters.Meter(ScopeName)
 	if err := t.instruments(meter); err != nil {
 		return nil, fmt.Errorf("zkotel: %w", err)
@@ -86,7 +86,7 @@ func New(opts ...Option) (*Telemetry, error) {
 	for i, s := range hookmetrics.States {
 		t.states[i] = t.attrs(AttrState.String(s.String()))
 	}
-	if !cfg.pathAttr {
+	if !cfg.ByPath {
 		t.cacheTypes = make(map[string]measure, len(hookmetrics.CacheTypes))
 		for _, typ := range hookmetrics.CacheTypes {
 			t.cacheTypes[typ] = t.attrs(AttrCacheType.String(typ))
@@ -108,7 +108,7 @@ func (t *Telemetry) instruments(m metric.Meter) error {
 		metric.WithDescription("State changes of the ZooKeeper client, by the state entered."))
 	t.stateTime, err[1] = m.Float64Histogram("zkrecipes.session.state.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time the ZooKeeper client spent in a state, recorded when it left it, by that state."),
-		metric.WithExplicitBucketBoundaries(t.cfg.state...))
+		metric.WithExplicitBucketBoundaries(t.cfg.State...))
 	t.state, err[2] = m.Int64ObservableGauge("zkrecipes.session.state", metric.WithUnit("1"),
 		metric.WithDescription("1 for the state the ZooKeeper client is in, 0 for the others."))
 	t.retries, err[3] = m.Int64Counter("zkrecipes.retries", metric.WithUnit("{retry}"),
@@ -117,10 +117,10 @@ func (t *Telemetry) instruments(m metric.Meter) error {
 		metric.WithDescription("Guaranteed deletes still being retried in the background."))
 	t.wait, err[5] = m.Float64Histogram("zkrecipes.acquire.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time recipes waited for a lock, a lease or leadership, by recipe and outcome (acquired, cancelled, failed)."),
-		metric.WithExplicitBucketBoundaries(t.cfg.wait...))
+		metric.WithExplicitBucketBoundaries(t.cfg.Wait...))
 	t.hold, err[6] = m.Float64Histogram("zkrecipes.hold.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time a lock, a lease or leadership was held, by recipe and how it ended (released, lost)."),
-		metric.WithExplicitBucketBoundaries(t.cfg.hold...))
+		metric.WithExplicitBucketBoundaries(t.cfg.Hold...))
 	t.lost, err[7] = m.Int64Counter("zkrecipes.holdings.lost", metric.WithUnit("{holding}"),
 		metric.WithDescription("Locks, leases and leaderships lost (connection suspended, session lost, node deleted) rather than released, by recipe."))
 	t.cacheEvents, err[8] = m.Int64Counter("zkrecipes.cache.events", metric.WithUnit("{event}"),
@@ -137,7 +137,7 @@ func (t *Telemetry) instruments(m metric.Meter) error {
 		metric.WithDescription("Age of the oldest wait under way now, by recipe; 0 when none."))
 	t.reqTime, err[14] = m.Float64Histogram("zkrecipes.request.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time from a request's write to its reply (or to the loss of its connection), by op, every outcome included."),
-		metric.WithExplicitBucketBoundaries(t.cfg.request...))
+		metric.WithExplicitBucketBoundaries(t.cfg.Request...))
 	t.reqErrors, err[15] = m.Int64Counter("zkrecipes.request.errors", metric.WithUnit("{request}"),
 		metric.WithDescription("Requests that failed, by op and error.type (no_node, node_exists, bad_version, not_empty, no_auth, connection_loss, session_expired, closed, error)."))
 	return errors.Join(err[:]...)

@@ -104,7 +104,7 @@ func (m *Metrics) onCache(e client.CacheEventHook) {
 		}
 	}
 	key := seriesKey{kind: kindCache, name: e.Type}
-	if m.cfg.pathLabel {
+	if m.cfg.ByPath {
 		key.path = m.paths.Label(e.Root)
 	}
 	if c, ok := m.series.Load(key); ok {
@@ -156,7 +156,7 @@ func (s *recipeSeries) wait(outcome string) prometheus.Observer {
 // zero) the first time.
 func (m *Metrics) recipe(name, path string) *recipeSeries {
 	key := seriesKey{kind: kindRecipe, name: name}
-	if m.cfg.pathLabel {
+	if m.cfg.ByPath {
 		key.path = m.paths.Label(path)
 	}
 	if s, ok := m.series.Load(key); ok {
@@ -181,7 +181,7 @@ func (m *Metrics) recipe(name, path string) *recipeSeries {
 // withPath returns the label values, with path (a label value of m.paths)
 // last when it is a label.
 func (m *Metrics) withPath(path string, values ...string) []string {
-	if m.cfg.pathLabel {
+	if m.cfg.ByPath {
 		return append(values, path)
 	}
 	return values

@@ -53,10 +53,10 @@ func New(opts ...Option) (*Metrics, error) {
 		return nil, err
 	}
 	m := &Metrics{cfg: cfg}
-	m.paths = hookmetrics.NewPaths(cfg.maxPaths)
+	m.paths = hookmetrics.NewPaths(cfg.MaxPaths)
 	ns, cl := cfg.namespace, cfg.constLabels
 	var path []string // the optional path label, after the others
-	if cfg.pathLabel {
+	if cfg.ByPath {
 		path = []string{"path"}
 	}
 	m.stateChanges = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -64,7 +64,7 @@ func New(opts ...Option) (*Metrics, error) {
 		Help: "State changes of the ZooKeeper client, by the state entered.",
 	}, []string{"state"})
 	m.stateTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: ns, Name: "session_state_duration_seconds", ConstLabels: cl, Buckets: cfg.state,
+		Namespace: ns, Name: "session_state_duration_seconds", ConstLabels: cl, Buckets: cfg.State,
 		Help: "Time the ZooKeeper client spent in a state, observed when it left it, by that state.",
 	}, []string{"state"})
 	m.state = prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -80,11 +80,11 @@ func New(opts ...Option) (*Metrics, error) {
 		Help: "Guaranteed deletes still being retried in the background.",
 	})
 	m.wait = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: ns, Name: "acquire_wait_seconds", ConstLabels: cl, Buckets: cfg.wait,
+		Namespace: ns, Name: "acquire_wait_seconds", ConstLabels: cl, Buckets: cfg.Wait,
 		Help: "Time recipes waited for a lock, a lease or leadership, by recipe and outcome (acquired, busy, cancelled, failed).",
 	}, append([]string{"recipe", "outcome"}, path...))
 	m.hold = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: ns, Name: "hold_seconds", ConstLabels: cl, Buckets: cfg.hold,
+		Namespace: ns, Name: "hold_seconds", ConstLabels: cl, Buckets: cfg.Hold,
 		Help: "Time a lock, a lease or leadership was held, by recipe and how it ended (released, lost).",
 	}, append([]string{"recipe", "ended"}, path...))
 	m.lost = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -96,7 +96,7 @@ func New(opts ...Option) (*Metrics, error) {
 		Help: "Events published by caches, by type (NODE_CREATED, NODE_CHANGED, NODE_DELETED, INITIALIZED).",
 	}, append([]string{"type"}, path...))
 	m.reqTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: ns, Name: "request_duration_seconds", ConstLabels: cl, Buckets: cfg.request,
+		Namespace: ns, Name: "request_duration_seconds", ConstLabels: cl, Buckets: cfg.Request,
 		Help: "Time from a request's write to its reply (or to the loss of its connection), by op (create, delete, getData...), every outcome included.",
 	}, []string{"op"})
 	m.reqErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -117,7 +117,7 @@ func New(opts ...Option) (*Metrics, error) {
 			current: m.state.WithLabelValues(name),
 		}
 	}
-	if !cfg.pathLabel {
+	if !cfg.ByPath {
 		m.cacheTypes = make(map[string]prometheus.Counter, len(hookmetrics.CacheTypes))
 		for _, t := range hookmetrics.CacheTypes {
 			m.cacheTypes[t] = m.cacheEvents.WithLabelValues(t)
