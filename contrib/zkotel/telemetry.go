@@ -43,17 +43,16 @@ type Telemetry struct {
 	reqErrors    metric.Int64Counter
 	reg          metric.Registration
 
-	current    atomic.Int64 // the client's State; 0 before the first
-	nPending   atomic.Int64
-	base       measure // the WithAttributes alone
-	states     [len(hookmetrics.States)]measure
-	cacheTypes map[string]measure // read-only after New; nil with WithPathAttribute
-	series     sync.Map           // seriesKey -> *recipeSeries or measure
-	paths      *hookmetrics.Paths
-	ops        [len(hookmetrics.OpLabels)]opMeasures // read-only after New
-	hooks      *client.Hooks
-	closeOnce  sync.Once
-	closeErr   error
+	current   atomic.Int64 // the client's State; 0 before the first
+	nPending  atomic.Int64
+	base      measure // the WithAttributes alone
+	states    [len(hookmetrics.States)]measure
+	recipes   *hookmetrics.Table[*hookmetrics.Recipe[recipeSeries]]
+	cache     *hookmetrics.Table[measure]           // by event type
+	ops       [len(hookmetrics.OpLabels)]opMeasures // read-only after New
+	hooks     *client.Hooks
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // measure is one attribute set, as the options of Add and of Record: made
@@ -73,7 +72,12 @@ func New(opts ...Option) (*Telemetry, error) {
 		return nil, err
 	}
 	t := &Telemetry{cfg: cfg, tracer: cfg.tracers.Tracer(ScopeName)}
-	t.paths = hookmetrics.NewPaths(cfg.MaxPaths)
+	var paths *hookmetrics.Paths // nil: the path is no attribute of the metrics
+	if cfg.ByPath {
+		paths = hookmetrics.NewPaths(cfg.MaxPaths)
+	}
+	t.recipes = hookmetrics.NewRecipes(paths, t.newRecipeSeries)
+	t.cache = hookmetrics.NewTable(paths, t.newCacheMeasure, hookmetrics.CacheTypes[:]...)
 	meter := cfg.meters.Meter(ScopeName)
 	if err := t.instruments(meter); err != nil {
 		return nil, fmt.Errorf("zkotel: %w", err)
@@ -85,12 +89,6 @@ func New(opts ...Option) (*Telemetry, error) {
 	t.base = t.attrs()
 	for i, s := range hookmetrics.States {
 		t.states[i] = t.attrs(AttrState.String(s.String()))
-	}
-	if !cfg.ByPath {
-		t.cacheTypes = make(map[string]measure, len(hookmetrics.CacheTypes))
-		for _, typ := range hookmetrics.CacheTypes {
-			t.cacheTypes[typ] = t.attrs(AttrCacheType.String(typ))
-		}
 	}
 	for i, op := range hookmetrics.OpLabels {
 		t.ops[i].rec = t.attrs(AttrOp.String(op))
@@ -165,20 +163,16 @@ func (t *Telemetry) observe(_ context.Context, o metric.Observer) error {
 	}
 	o.ObserveInt64(t.pending, t.nPending.Load(), t.base.obs...)
 	at := time.Now()
-	t.series.Range(func(_, v any) bool {
-		s, ok := v.(*recipeSeries)
-		if !ok {
-			return true
-		}
-		n := s.live.Snapshot(at)
+	t.recipes.Range(func(s *hookmetrics.Recipe[recipeSeries]) bool {
+		n := s.Snapshot(at)
 		held := t.holders
-		if s.leadership {
+		if s.Leadership {
 			held = t.leaders
 		}
-		o.ObserveInt64(t.waiters, int64(n.Waits), s.base.obs...)
-		o.ObserveInt64(held, int64(n.Holds), s.base.obs...)
-		o.ObserveFloat64(t.oldestHold, n.OldestHold.Seconds(), s.base.obs...)
-		o.ObserveFloat64(t.oldestWait, n.OldestWait.Seconds(), s.base.obs...)
+		o.ObserveInt64(t.waiters, int64(n.Waits), s.Series.base.obs...)
+		o.ObserveInt64(held, int64(n.Holds), s.Series.base.obs...)
+		o.ObserveFloat64(t.oldestHold, n.OldestHold.Seconds(), s.Series.base.obs...)
+		o.ObserveFloat64(t.oldestWait, n.OldestWait.Seconds(), s.Series.base.obs...)
 		return true
 	})
 	return nil

@@ -2,7 +2,6 @@ package zkprom
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -28,12 +27,11 @@ type Metrics struct {
 	reqErrors    *prometheus.CounterVec
 	gauges       *gauges
 
-	states     [len(hookmetrics.States)]stateSeries
-	ops        [len(hookmetrics.OpLabels)]opSeries
-	paths      *hookmetrics.Paths
-	cacheTypes map[string]prometheus.Counter // read-only after New; nil with WithPathLabel
-	series     sync.Map                      // seriesKey -> *recipeSeries or prometheus.Counter
-	hooks      *client.Hooks
+	states  [len(hookmetrics.States)]stateSeries
+	ops     [len(hookmetrics.OpLabels)]opSeries
+	recipes *hookmetrics.Table[*hookmetrics.Recipe[recipeSeries]]
+	cache   *hookmetrics.Table[prometheus.Counter] // by event type
+	hooks   *client.Hooks
 }
 
 // stateSeries are the series of one state.
@@ -53,7 +51,6 @@ func New(opts ...Option) (*Metrics, error) {
 		return nil, err
 	}
 	m := &Metrics{cfg: cfg}
-	m.paths = hookmetrics.NewPaths(cfg.MaxPaths)
 	ns, cl := cfg.namespace, cfg.constLabels
 	var path []string // the optional path label, after the others
 	if cfg.ByPath {
@@ -117,12 +114,12 @@ func New(opts ...Option) (*Metrics, error) {
 			current: m.state.WithLabelValues(name),
 		}
 	}
-	if !cfg.ByPath {
-		m.cacheTypes = make(map[string]prometheus.Counter, len(hookmetrics.CacheTypes))
-		for _, t := range hookmetrics.CacheTypes {
-			m.cacheTypes[t] = m.cacheEvents.WithLabelValues(t)
-		}
+	var paths *hookmetrics.Paths // nil: the path is no label
+	if cfg.ByPath {
+		paths = hookmetrics.NewPaths(cfg.MaxPaths)
 	}
+	m.recipes = hookmetrics.NewRecipes(paths, m.newRecipeSeries)
+	m.cache = hookmetrics.NewTable(paths, m.newCacheCounter, hookmetrics.CacheTypes[:]...)
 	m.hooks = m.newHooks()
 	return m, nil
 }
