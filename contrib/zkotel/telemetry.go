@@ -72,10 +72,7 @@ func New(opts ...Option) (*Telemetry, error) {
 		return nil, err
 	}
 	t := &Telemetry{cfg: cfg, tracer: cfg.tracers.Tracer(ScopeName)}
-	var paths *hookmetrics.Paths // nil: the path is no attribute of the metrics
-	if cfg.ByPath {
-		paths = hookmetrics.NewPaths(cfg.MaxPaths)
-	}
+	paths := cfg.NewPaths() // nil without WithPathAttribute
 	t.recipes = hookmetrics.NewRecipes(paths, t.newRecipeSeries)
 	t.cache = hookmetrics.NewTable(paths, t.newCacheMeasure, hookmetrics.CacheTypes[:]...)
 	meter := cfg.meters.Meter(ScopeName)

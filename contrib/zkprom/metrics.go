@@ -114,10 +114,7 @@ func New(opts ...Option) (*Metrics, error) {
 			current: m.state.WithLabelValues(name),
 		}
 	}
-	var paths *hookmetrics.Paths // nil: the path is no label
-	if cfg.ByPath {
-		paths = hookmetrics.NewPaths(cfg.MaxPaths)
-	}
+	paths := cfg.NewPaths() // nil without WithPathLabel
 	m.recipes = hookmetrics.NewRecipes(paths, m.newRecipeSeries)
 	m.cache = hookmetrics.NewTable(paths, m.newCacheCounter, hookmetrics.CacheTypes[:]...)
 	m.hooks = m.newHooks()

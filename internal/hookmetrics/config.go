@@ -71,6 +71,15 @@ func (c *Config) SetMaxPaths(n int) {
 	c.MaxPaths = n
 }
 
+// NewPaths returns the Paths that label the paths of the metrics by path,
+// MaxPaths of them as themselves; nil when the metrics are not by path.
+func (c *Config) NewPaths() *Paths {
+	if !c.ByPath {
+		return nil
+	}
+	return NewPaths(c.MaxPaths)
+}
+
 // Apply calls each of opts on cfg, the adapter's config, which embeds c;
 // a nil option fails.
 func Apply[O ~func(*C), C any](cfg *C, c *Config, opts []O) {

@@ -111,3 +111,17 @@ func TestApply(t *testing.T) {
 		t.Errorf("Done: %v, want %q", err, want)
 	}
 }
+
+// TestConfigNewPaths: no Paths when the metrics are not by path; by path,
+// Paths with the cap.
+func TestConfigNewPaths(t *testing.T) {
+	c, _ := newTestConfig()
+	if p := c.NewPaths(); p != nil {
+		t.Errorf("not by path: %+v", p)
+	}
+	c, _ = newTestConfig(func(c *testConfig) { c.ByPath = true; c.SetMaxPaths(1) })
+	p := c.NewPaths()
+	if p == nil || p.Label("/a") != "/a" || p.Label("/b") != PathOther {
+		t.Errorf("by path, at most 1: %+v", p)
+	}
+}
