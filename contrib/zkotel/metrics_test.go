@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
 
@@ -197,7 +198,7 @@ func TestOutcomes(t *testing.T) {
 		{context.Background(), errors.New("zk: no auth"), OutcomeFailed},
 	} {
 		before := waitCount(t, r, client.RecipeMutex, c.want)
-		_, done := startAcquire(h, c.ctx, client.RecipeMutex, "/a")
+		_, done := itest.StartAcquire(h, c.ctx, client.RecipeMutex, "/a")
 		done(c.err)
 		if n := waitCount(t, r, client.RecipeMutex, c.want) - before; n != 1 {
 			t.Errorf("%v (context ended: %v): %s waits grew by %d, want 1", c.err, c.ctx.Err() != nil, c.want, n)

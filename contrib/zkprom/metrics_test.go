@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
 
@@ -260,7 +261,7 @@ func TestOutcomes(t *testing.T) {
 		if text := scrape(t, reg); strings.Contains(text, series) { // none before the recipe's first wait
 			before = value(t, text, series)
 		}
-		_, done := startAcquire(h, c.ctx, client.RecipeMutex, "/a")
+		_, done := itest.StartAcquire(h, c.ctx, client.RecipeMutex, "/a")
 		done(c.err)
 		if n := value(t, scrape(t, reg), series) - before; n != 1 {
 			t.Errorf("%v (context ended: %v): %s grew by %v, want 1", c.err, c.ctx.Err() != nil, series, n)
