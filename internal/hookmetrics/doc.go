@@ -7,4 +7,11 @@
 // metrics, descriptors, instruments and attribute sets) stays in the
 // adapters; this package imports the standard library and package client
 // alone, so that the library never compiles a metrics backend.
+//
+// The adapters are modules of their own that import this package across
+// the module boundary (the internal rule goes by import path). A user's
+// build may select a newer root module than the one a contrib release
+// was built against, so this package's API is kept compatible: a new
+// root release adds to it and does not change or remove what a released
+// adapter uses.
 package hookmetrics
