@@ -32,6 +32,6 @@ const (
 
 // The values of AttrEnded.
 const (
-	EndedReleased = hookmetrics.EndedReleased // its holder released it
-	EndedLost     = hookmetrics.EndedLost     // it may be gone: connection suspended, session lost, node deleted
+	EndedReleased = hookmetrics.EndedReleased // "released": its holder released it
+	EndedLost     = hookmetrics.EndedLost     // "lost": it may be gone: connection suspended, session lost, node deleted
 )

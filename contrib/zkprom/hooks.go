@@ -21,8 +21,8 @@ const (
 
 // The values of the ended label of zkrecipes_hold_seconds.
 const (
-	EndedReleased = hookmetrics.EndedReleased // its holder released it
-	EndedLost     = hookmetrics.EndedLost     // it may be gone: connection suspended, session lost, node deleted
+	EndedReleased = hookmetrics.EndedReleased // "released": its holder released it
+	EndedLost     = hookmetrics.EndedLost     // "lost": it may be gone: connection suspended, session lost, node deleted
 )
 
 // Hooks returns the hooks that update m, for client.WithHooks; the same
