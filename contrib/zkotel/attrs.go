@@ -4,6 +4,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/hookmetrics"
 )
 
 // The attributes of the metrics and spans.
@@ -31,6 +32,6 @@ const (
 
 // The values of AttrEnded.
 const (
-	EndedReleased = "released" // its holder released it
-	EndedLost     = "lost"     // it may be gone: connection suspended, session lost, node deleted
+	EndedReleased = hookmetrics.EndedReleased // "released": its holder released it
+	EndedLost     = hookmetrics.EndedLost     // "lost": it may be gone: connection suspended, session lost, node deleted
 )

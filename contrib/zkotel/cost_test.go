@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 )
 
 // TestHooksConcurrent: recipes report from many goroutines at once while
@@ -24,7 +25,7 @@ func TestHooksConcurrent(t *testing.T) {
 		wg.Go(func() {
 			rc := recipes[g%len(recipes)]
 			for i := range each {
-				_, done := startAcquire(h, context.Background(), rc, "/p")
+				_, done := itest.StartAcquire(h, context.Background(), rc, "/p")
 				done(nil)
 				h.Released(client.Release{Recipe: rc, Path: "/p", Held: time.Millisecond, Lost: i%2 == 0})
 				h.CacheEvent(client.CacheEventHook{Root: "/c", Type: "NODE_CHANGED"})
@@ -94,7 +95,7 @@ func BenchmarkHooks(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		_, done := startAcquire(h, ctx, client.RecipeMutex, "/p")
+		_, done := itest.StartAcquire(h, ctx, client.RecipeMutex, "/p")
 		since := time.Now()
 		h.Held(client.Holding{Recipe: client.RecipeMutex, Path: "/p", Since: since})
 		done(nil)

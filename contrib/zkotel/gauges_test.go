@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 )
 
 // num is the value of the point of the int64 sum, int64 gauge or float64
@@ -52,8 +53,8 @@ func TestGaugesScripted(t *testing.T) {
 	h := r.t.Hooks()
 	sem, latch := AttrRecipe.String(client.RecipeSemaphore), AttrRecipe.String(client.RecipeLatch)
 
-	_, done := startAcquire(h, context.Background(), client.RecipeSemaphore, "/s")
-	_, done2 := startAcquire(h, context.Background(), client.RecipeSemaphore, "/s")
+	_, done := itest.StartAcquire(h, context.Background(), client.RecipeSemaphore, "/s")
+	_, done2 := itest.StartAcquire(h, context.Background(), client.RecipeSemaphore, "/s")
 	old := time.Now().Add(-time.Hour)
 	leases := []time.Time{old, time.Now(), time.Now()}
 	for _, since := range leases {

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/hookmetrics"
 )
 
 func (t *Telemetry) newHooks() *client.Hooks {
@@ -36,7 +37,7 @@ func (t *Telemetry) onState(h client.StateHook) {
 // stateAttrs is the measure of s: made in New for the four states, made
 // here for any other.
 func (t *Telemetry) stateAttrs(s client.State) measure {
-	if i := int(s) - 1; i >= 0 && i < len(t.states) {
+	if i, ok := hookmetrics.StateIndex(s); ok {
 		return t.states[i]
 	}
 	return t.attrs(AttrState.String(s.String()))
@@ -45,133 +46,78 @@ func (t *Telemetry) stateAttrs(s client.State) measure {
 // onAcquire starts the wait's span, a child of ctx's, and returns its
 // context; the outcome ends it and records the wait.
 func (t *Telemetry) onAcquire(ctx context.Context, a client.Acquisition) (context.Context, func(client.AcquireOutcome)) {
-	s := t.recipe(a.Recipe, a.Path)
+	s := t.recipes.Get(a.Recipe, a.Path)
 	start := time.Now()
-	s.live.begin(&s.live.waits, start)
-	ctx, span := t.tracer.Start(ctx, s.spanName,
+	s.BeginWait(start)
+	ctx, span := t.tracer.Start(ctx, s.Series.spanName,
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(append([]attribute.KeyValue{AttrRecipe.String(a.Recipe), AttrPath.String(a.Path)}, t.cfg.attrs...)...))
 	return ctx, func(o client.AcquireOutcome) {
-		s.live.end(&s.live.waits, start)
+		s.EndWait(start)
 		outcome := o.Label()
 		span.SetAttributes(AttrOutcome.String(outcome))
 		if outcome == OutcomeFailed {
 			span.RecordError(o.Err)
 			span.SetStatus(codes.Error, o.Err.Error())
 		}
-		t.wait.Record(ctx, o.Wait.Seconds(), s.wait(outcome).rec...)
+		t.wait.Record(ctx, o.Wait.Seconds(), s.Series.waits.Of(outcome).rec...)
 		span.End()
 	}
 }
 
 func (t *Telemetry) onHeld(h client.Holding) {
-	s := t.recipe(h.Recipe, h.Path)
-	s.live.begin(&s.live.holds, h.Since)
+	t.recipes.Get(h.Recipe, h.Path).BeginHold(h.Since)
 }
 
 func (t *Telemetry) onReleased(r client.Release) {
-	s := t.recipe(r.Recipe, r.Path)
-	s.live.end(&s.live.holds, r.Since)
+	s := t.recipes.Get(r.Recipe, r.Path)
+	s.EndHold(r.Since)
 	ctx := context.Background()
+	t.hold.Record(ctx, r.Held.Seconds(), s.Series.holds.Of(r.Lost).rec...)
 	if r.Lost {
-		t.hold.Record(ctx, r.Held.Seconds(), s.lostHold.rec...)
-		t.lost.Add(ctx, 1, s.lost.add...)
-		return
+		t.lost.Add(ctx, 1, s.Series.lost.add...)
 	}
-	t.hold.Record(ctx, r.Held.Seconds(), s.released.rec...)
 }
 
 func (t *Telemetry) onCache(e client.CacheEventHook) {
-	ctx := context.Background()
-	if t.cacheTypes != nil {
-		if m, ok := t.cacheTypes[e.Type]; ok {
-			t.cacheEvents.Add(ctx, 1, m.add...)
-			return
-		}
-	}
-	key := seriesKey{kind: kindCache, name: e.Type}
-	kv := []attribute.KeyValue{AttrCacheType.String(e.Type)}
-	if t.cfg.pathAttr {
-		key.path = t.paths.label(e.Root)
-		kv = append(kv, AttrPath.String(key.path))
-	}
-	m, ok := t.series.Load(key)
-	if !ok {
-		m, _ = t.series.LoadOrStore(key, t.attrs(kv...))
-	}
-	t.cacheEvents.Add(ctx, 1, m.(measure).add...)
+	t.cacheEvents.Add(context.Background(), 1, t.cache.Get(e.Type, e.Root).add...)
 }
-
-// seriesKey names the attribute sets of one recipe, or of one cache event
-// type, with the path's AttrPath value when it is an attribute.
-type seriesKey struct {
-	kind int
-	name string
-	path string
-}
-
-const (
-	kindRecipe = iota
-	kindCache
-)
 
 // recipeSeries are the span name and the attribute sets of one recipe (and
-// path, with WithPathAttribute), and what it has now, for the gauges.
+// path, with WithPathAttribute).
 type recipeSeries struct {
-	spanName                          string
-	acquired, busy, cancelled, failed measure
-	released, lostHold, lost          measure
-
-	base       measure // the recipe (and path) alone: the gauges'
-	leadership bool    // its holdings are leaderships
-	live       live
+	spanName string
+	waits    hookmetrics.Outcomes[measure]
+	holds    hookmetrics.Endings[measure]
+	lost     measure
+	base     measure // the recipe (and path) alone: the gauges'
 }
 
-// isLeadership reports whether a recipe's holdings are leaderships.
-func isLeadership(recipe string) bool {
-	return recipe == client.RecipeLatch || recipe == client.RecipeLeader
-}
-
-func (s *recipeSeries) wait(outcome string) measure {
-	switch outcome {
-	case OutcomeAcquired:
-		return s.acquired
-	case OutcomeBusy:
-		return s.busy
-	case OutcomeCancelled:
-		return s.cancelled
-	}
-	return s.failed
-}
-
-// recipe returns the series of a recipe, making them the first time.
-func (t *Telemetry) recipe(name, path string) *recipeSeries {
-	key := seriesKey{kind: kindRecipe, name: name}
-	if t.cfg.pathAttr {
-		key.path = t.paths.label(path)
-	}
-	if s, ok := t.series.Load(key); ok {
-		return s.(*recipeSeries)
-	}
+// newRecipeSeries makes the attribute sets of a recipe, given its path's
+// AttrPath value (hookmetrics.NewRecipes).
+func (t *Telemetry) newRecipeSeries(name, path string) recipeSeries {
 	with := func(kv ...attribute.KeyValue) measure {
 		kv = append(kv, AttrRecipe.String(name))
-		if t.cfg.pathAttr {
-			kv = append(kv, AttrPath.String(key.path))
+		if t.cfg.ByPath {
+			kv = append(kv, AttrPath.String(path))
 		}
 		return t.attrs(kv...)
 	}
-	s := &recipeSeries{
-		base:       with(),
-		leadership: isLeadership(name),
-		spanName:   "zkrecipes.acquire " + name,
-		acquired:   with(AttrOutcome.String(OutcomeAcquired)),
-		busy:       with(AttrOutcome.String(OutcomeBusy)),
-		cancelled:  with(AttrOutcome.String(OutcomeCancelled)),
-		failed:     with(AttrOutcome.String(OutcomeFailed)),
-		released:   with(AttrEnded.String(EndedReleased)),
-		lostHold:   with(AttrEnded.String(EndedLost)),
-		lost:       with(),
+	return recipeSeries{
+		spanName: "zkrecipes.acquire " + name,
+		waits:    hookmetrics.NewOutcomes(func(o string) measure { return with(AttrOutcome.String(o)) }),
+		holds:    hookmetrics.NewEndings(func(e string) measure { return with(AttrEnded.String(e)) }),
+		lost:     with(),
+		base:     with(),
 	}
-	got, _ := t.series.LoadOrStore(key, s)
-	return got.(*recipeSeries)
+}
+
+// newCacheMeasure makes the attribute set of a cache event type, given its
+// root's AttrPath value (hookmetrics.NewTable).
+func (t *Telemetry) newCacheMeasure(typ, path string) measure {
+	kv := []attribute.KeyValue{AttrCacheType.String(typ)}
+	if t.cfg.ByPath {
+		kv = append(kv, AttrPath.String(path))
+	}
+	return t.attrs(kv...)
 }

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 )
 
 // TestBadOptions: each bad option is an error wrapping ErrInvalidOption.
@@ -48,7 +49,7 @@ func TestGlobalProviders(t *testing.T) {
 	h := tel.Hooks()
 	h.State(client.StateHook{State: client.StateConnected})
 	ctx := context.Background()
-	got, done := startAcquire(h, ctx, client.RecipeMutex, "/a")
+	got, done := itest.StartAcquire(h, ctx, client.RecipeMutex, "/a")
 	if got == nil {
 		t.Fatal("nil context")
 	}

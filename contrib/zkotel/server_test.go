@@ -1,13 +1,11 @@
 package zkotel
 
 import (
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
-	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
@@ -63,30 +61,7 @@ func TestRealServer(t *testing.T) {
 	})
 
 	t.Run("cache", func(t *testing.T) {
-		for _, p := range []string{"/t", "/t/a", "/t/b"} {
-			if _, err := c.Create(ctx, p, []byte(p), 0); err != nil {
-				t.Fatal(err)
-			}
-		}
-		ch, err := cache.New(c, "/t")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ch.Close(ctx)
-		events, cancel := ch.Events()
-		defer cancel()
-		if err := ch.Start(ctx); err != nil { // returns once initialized
-			t.Fatal(err)
-		}
-		if _, err := c.Set(ctx, "/t/a", []byte("a2"), -1); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Delete(ctx, "/t/b", -1); err != nil {
-			t.Fatal(err)
-		}
-		for i := range 6 { // 3 created, initialized, changed, deleted
-			itest.Await(t, events, 10*time.Second, "cache event "+strconv.Itoa(i+1))
-		}
+		itest.CacheEachEvent(t, ctx, c)
 		ms := r.collect(t)
 		for typ, n := range map[string]int64{"NODE_CREATED": 3, "INITIALIZED": 1, "NODE_CHANGED": 1, "NODE_DELETED": 1} {
 			wantSum(t, ms, "zkrecipes.cache.events", n, AttrCacheType.String(typ))

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/hookmetrics"
 )
 
 // ScopeName is the instrumentation scope of the meter and the tracer.
@@ -42,25 +43,17 @@ type Telemetry struct {
 	reqErrors    metric.Int64Counter
 	reg          metric.Registration
 
-	current    atomic.Int64 // the client's State; 0 before the first
-	nPending   atomic.Int64
-	base       measure // the WithAttributes alone
-	states     [len(knownStates)]measure
-	cacheTypes map[string]measure // read-only after New; nil with WithPathAttribute
-	series     sync.Map           // seriesKey -> *recipeSeries or measure
-	paths      pathSet
-	ops        [len(knownOps)]opMeasures // read-only after New
-	hooks      *client.Hooks
-	closeOnce  sync.Once
-	closeErr   error
+	current   atomic.Int64 // the client's State; 0 before the first
+	nPending  atomic.Int64
+	base      measure // the WithAttributes alone
+	states    [len(hookmetrics.States)]measure
+	recipes   *hookmetrics.Table[*hookmetrics.Recipe[recipeSeries]]
+	cache     *hookmetrics.Table[measure]           // by event type
+	ops       [len(hookmetrics.OpLabels)]opMeasures // read-only after New
+	hooks     *client.Hooks
+	closeOnce sync.Once
+	closeErr  error
 }
-
-// knownStates are the states whose attribute sets New makes; index i is
-// State i+1.
-var knownStates = [...]client.State{client.StateConnected, client.StateSuspended, client.StateReconnected, client.StateLost}
-
-// knownCacheTypes are the cache event types whose attribute sets New makes.
-var knownCacheTypes = [...]string{"NODE_CREATED", "NODE_CHANGED", "NODE_DELETED", "INITIALIZED"}
 
 // measure is one attribute set, as the options of Add and of Record: made
 // once, so that a measurement allocates no option slice.
@@ -79,7 +72,9 @@ func New(opts ...Option) (*Telemetry, error) {
 		return nil, err
 	}
 	t := &Telemetry{cfg: cfg, tracer: cfg.tracers.Tracer(ScopeName)}
-	t.paths.max = cfg.maxPaths
+	paths := cfg.NewPaths() // nil without WithPathAttribute
+	t.recipes = hookmetrics.NewRecipes(paths, t.newRecipeSeries)
+	t.cache = hookmetrics.NewTable(paths, t.newCacheMeasure, hookmetrics.CacheTypes[:]...)
 	meter := cfg.meters.Meter(ScopeName)
 	if err := t.instruments(meter); err != nil {
 		return nil, fmt.Errorf("zkotel: %w", err)
@@ -89,18 +84,12 @@ func New(opts ...Option) (*Telemetry, error) {
 		return nil, fmt.Errorf("zkotel: %w", err)
 	}
 	t.base = t.attrs()
-	for i, s := range knownStates {
+	for i, s := range hookmetrics.States {
 		t.states[i] = t.attrs(AttrState.String(s.String()))
 	}
-	if !cfg.pathAttr {
-		t.cacheTypes = make(map[string]measure, len(knownCacheTypes))
-		for _, typ := range knownCacheTypes {
-			t.cacheTypes[typ] = t.attrs(AttrCacheType.String(typ))
-		}
-	}
-	for i, op := range knownOps {
+	for i, op := range hookmetrics.OpLabels {
 		t.ops[i].rec = t.attrs(AttrOp.String(op))
-		for j, e := range knownErrors {
+		for j, e := range hookmetrics.ErrorLabels {
 			t.ops[i].errors[j] = t.attrs(AttrOp.String(op), AttrErrorType.String(e))
 		}
 	}
@@ -114,7 +103,7 @@ func (t *Telemetry) instruments(m metric.Meter) error {
 		metric.WithDescription("State changes of the ZooKeeper client, by the state entered."))
 	t.stateTime, err[1] = m.Float64Histogram("zkrecipes.session.state.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time the ZooKeeper client spent in a state, recorded when it left it, by that state."),
-		metric.WithExplicitBucketBoundaries(t.cfg.state...))
+		metric.WithExplicitBucketBoundaries(t.cfg.State...))
 	t.state, err[2] = m.Int64ObservableGauge("zkrecipes.session.state", metric.WithUnit("1"),
 		metric.WithDescription("1 for the state the ZooKeeper client is in, 0 for the others."))
 	t.retries, err[3] = m.Int64Counter("zkrecipes.retries", metric.WithUnit("{retry}"),
@@ -123,10 +112,10 @@ func (t *Telemetry) instruments(m metric.Meter) error {
 		metric.WithDescription("Guaranteed deletes still being retried in the background."))
 	t.wait, err[5] = m.Float64Histogram("zkrecipes.acquire.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time recipes waited for a lock, a lease or leadership, by recipe and outcome (acquired, cancelled, failed)."),
-		metric.WithExplicitBucketBoundaries(t.cfg.wait...))
+		metric.WithExplicitBucketBoundaries(t.cfg.Wait...))
 	t.hold, err[6] = m.Float64Histogram("zkrecipes.hold.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time a lock, a lease or leadership was held, by recipe and how it ended (released, lost)."),
-		metric.WithExplicitBucketBoundaries(t.cfg.hold...))
+		metric.WithExplicitBucketBoundaries(t.cfg.Hold...))
 	t.lost, err[7] = m.Int64Counter("zkrecipes.holdings.lost", metric.WithUnit("{holding}"),
 		metric.WithDescription("Locks, leases and leaderships lost (connection suspended, session lost, node deleted) rather than released, by recipe."))
 	t.cacheEvents, err[8] = m.Int64Counter("zkrecipes.cache.events", metric.WithUnit("{event}"),
@@ -143,7 +132,7 @@ func (t *Telemetry) instruments(m metric.Meter) error {
 		metric.WithDescription("Age of the oldest wait under way now, by recipe; 0 when none."))
 	t.reqTime, err[14] = m.Float64Histogram("zkrecipes.request.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time from a request's write to its reply (or to the loss of its connection), by op, every outcome included."),
-		metric.WithExplicitBucketBoundaries(t.cfg.request...))
+		metric.WithExplicitBucketBoundaries(t.cfg.Request...))
 	t.reqErrors, err[15] = m.Int64Counter("zkrecipes.request.errors", metric.WithUnit("{request}"),
 		metric.WithDescription("Requests that failed, by op and error.type (no_node, node_exists, bad_version, not_empty, no_auth, connection_loss, session_expired, closed, error)."))
 	return errors.Join(err[:]...)
@@ -171,20 +160,16 @@ func (t *Telemetry) observe(_ context.Context, o metric.Observer) error {
 	}
 	o.ObserveInt64(t.pending, t.nPending.Load(), t.base.obs...)
 	at := time.Now()
-	t.series.Range(func(_, v any) bool {
-		s, ok := v.(*recipeSeries)
-		if !ok {
-			return true
-		}
-		n := s.live.snapshot(at)
+	t.recipes.Range(func(s *hookmetrics.Recipe[recipeSeries]) bool {
+		n := s.Snapshot(at)
 		held := t.holders
-		if s.leadership {
+		if s.Leadership {
 			held = t.leaders
 		}
-		o.ObserveInt64(t.waiters, int64(n.waits), s.base.obs...)
-		o.ObserveInt64(held, int64(n.holds), s.base.obs...)
-		o.ObserveFloat64(t.oldestHold, n.oldestHold.Seconds(), s.base.obs...)
-		o.ObserveFloat64(t.oldestWait, n.oldestWait.Seconds(), s.base.obs...)
+		o.ObserveInt64(t.waiters, int64(n.Waits), s.Series.base.obs...)
+		o.ObserveInt64(held, int64(n.Holds), s.Series.base.obs...)
+		o.ObserveFloat64(t.oldestHold, n.OldestHold.Seconds(), s.Series.base.obs...)
+		o.ObserveFloat64(t.oldestWait, n.OldestWait.Seconds(), s.Series.base.obs...)
 		return true
 	})
 	return nil

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
 )
 
@@ -61,7 +62,7 @@ func TestSpansNest(t *testing.T) {
 				wctx, out = h.Acquire(ctx, client.Acquisition{Recipe: client.RecipeMutex, Path: "/locks/job"})
 				done = func(err error) { out(client.AcquireOutcome{Wait: time.Millisecond, Err: err}) }
 			} else {
-				wctx, done = startAcquire(h, ctx, client.RecipeMutex, "/locks/job")
+				wctx, done = itest.StartAcquire(h, ctx, client.RecipeMutex, "/locks/job")
 			}
 			_, work := tracer.Start(wctx, "wait work") // what the wait itself traces
 			work.End()
@@ -112,7 +113,7 @@ func TestSpanOutcomes(t *testing.T) {
 		{ended, client.RecipeSemaphore, context.DeadlineExceeded},
 		{context.Background(), client.RecipeSemaphoreMutex, semaphore.ErrNoLeases},
 	} {
-		_, done := startAcquire(h, c.ctx, c.recipe, "/x")
+		_, done := itest.StartAcquire(h, c.ctx, c.recipe, "/x")
 		done(c.err)
 	}
 	spans := r.spans.GetSpans()

@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/hookmetrics"
 )
 
 // gauges are the gauges of what each recipe has now: waits, holdings or
@@ -31,11 +31,6 @@ func newGauges(m *Metrics, labels []string) *gauges {
 	}
 }
 
-// isLeadership reports whether a recipe's holdings are leaderships.
-func isLeadership(recipe string) bool {
-	return recipe == client.RecipeLatch || recipe == client.RecipeLeader
-}
-
 // Describe sends the gauges' descriptors.
 func (g *gauges) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{g.waiters, g.holders, g.leaders, g.oldestHold, g.oldestWait} {
@@ -46,26 +41,22 @@ func (g *gauges) Describe(ch chan<- *prometheus.Desc) {
 // Collect sends each recipe's gauges, from the first time it reported on.
 func (g *gauges) Collect(ch chan<- prometheus.Metric) {
 	at := time.Now()
-	g.m.series.Range(func(_, v any) bool {
-		s, ok := v.(*recipeSeries)
-		if !ok {
-			return true
-		}
-		n := s.live.snapshot(at)
+	g.m.recipes.Range(func(s *hookmetrics.Recipe[recipeSeries]) bool {
+		n := s.Snapshot(at)
 		held := g.holders
-		if s.leadership {
+		if s.Leadership {
 			held = g.leaders
 		}
 		for _, m := range []struct {
 			d *prometheus.Desc
 			v float64
 		}{
-			{g.waiters, float64(n.waits)},
-			{held, float64(n.holds)},
-			{g.oldestHold, n.oldestHold.Seconds()},
-			{g.oldestWait, n.oldestWait.Seconds()},
+			{g.waiters, float64(n.Waits)},
+			{held, float64(n.Holds)},
+			{g.oldestHold, n.OldestHold.Seconds()},
+			{g.oldestWait, n.OldestWait.Seconds()},
 		} {
-			ch <- prometheus.MustNewConstMetric(m.d, prometheus.GaugeValue, m.v, s.labels...)
+			ch <- prometheus.MustNewConstMetric(m.d, prometheus.GaugeValue, m.v, s.Series.labels...)
 		}
 		return true
 	})

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/hookmetrics"
 )
 
 // The values of the outcome label of zkrecipes_acquire_wait_seconds: the
@@ -20,8 +21,8 @@ const (
 
 // The values of the ended label of zkrecipes_hold_seconds.
 const (
-	EndedReleased = "released" // its holder released it
-	EndedLost     = "lost"     // it may be gone: connection suspended, session lost, node deleted
+	EndedReleased = hookmetrics.EndedReleased // "released": its holder released it
+	EndedLost     = hookmetrics.EndedLost     // "lost": it may be gone: connection suspended, session lost, node deleted
 )
 
 // Hooks returns the hooks that update m, for client.WithHooks; the same
@@ -58,7 +59,7 @@ func (m *Metrics) onState(h client.StateHook) {
 // stateSet is the series of s: made in New for the four states, looked up
 // in the vectors for any other.
 func (m *Metrics) stateSet(s client.State) stateSeries {
-	if i := int(s) - 1; i >= 0 && i < len(m.states) {
+	if i, ok := hookmetrics.StateIndex(s); ok {
 		return m.states[i]
 	}
 	name := s.String()
@@ -70,117 +71,64 @@ func (m *Metrics) stateSet(s client.State) stateSeries {
 }
 
 func (m *Metrics) onAcquire(ctx context.Context, a client.Acquisition) (context.Context, func(client.AcquireOutcome)) {
-	s := m.recipe(a.Recipe, a.Path)
+	s := m.recipes.Get(a.Recipe, a.Path)
 	start := time.Now()
-	s.live.begin(&s.live.waits, start)
+	s.BeginWait(start)
 	return ctx, func(o client.AcquireOutcome) {
-		s.live.end(&s.live.waits, start)
-		s.wait(o.Label()).Observe(o.Wait.Seconds())
+		s.EndWait(start)
+		s.Series.waits.Of(o.Label()).Observe(o.Wait.Seconds())
 	}
 }
 
 func (m *Metrics) onHeld(h client.Holding) {
-	s := m.recipe(h.Recipe, h.Path)
-	s.live.begin(&s.live.holds, h.Since)
+	m.recipes.Get(h.Recipe, h.Path).BeginHold(h.Since)
 }
 
 func (m *Metrics) onReleased(r client.Release) {
-	s := m.recipe(r.Recipe, r.Path)
-	s.live.end(&s.live.holds, r.Since)
+	s := m.recipes.Get(r.Recipe, r.Path)
+	s.EndHold(r.Since)
+	s.Series.holds.Of(r.Lost).Observe(r.Held.Seconds())
 	if r.Lost {
-		s.lostHold.Observe(r.Held.Seconds())
-		s.lost.Inc()
-		return
+		s.Series.lost.Inc()
 	}
-	s.released.Observe(r.Held.Seconds())
 }
 
 func (m *Metrics) onCache(e client.CacheEventHook) {
-	if m.cacheTypes != nil {
-		if c, ok := m.cacheTypes[e.Type]; ok {
-			c.Inc()
-			return
-		}
-	}
-	key := seriesKey{kind: kindCache, name: e.Type}
-	if m.cfg.pathLabel {
-		key.path = m.paths.label(e.Root)
-	}
-	if c, ok := m.series.Load(key); ok {
-		c.(prometheus.Counter).Inc()
-		return
-	}
-	c, _ := m.series.LoadOrStore(key, m.cacheEvents.WithLabelValues(m.withPath(key.path, e.Type)...))
-	c.(prometheus.Counter).Inc()
+	m.cache.Get(e.Type, e.Root).Inc()
 }
 
-// seriesKey names the series of one recipe, or of one cache event type,
-// with the path's label value when it is a label.
-type seriesKey struct {
-	kind int
-	name string
-	path string
-}
-
-const (
-	kindRecipe = iota
-	kindCache
-)
-
-// recipeSeries are the series of one recipe (and path, with WithPathLabel),
-// and what it has now, for the gauges.
+// recipeSeries are the series of one recipe (and path, with
+// WithPathLabel), every outcome's and ending's made at zero the first time
+// it reports.
 type recipeSeries struct {
-	acquired, busy, cancelled, failed prometheus.Observer
-	released, lostHold                prometheus.Observer
-	lost                              prometheus.Counter
-
-	labels     []string // recipe, and path with WithPathLabel
-	leadership bool     // its holdings are leaderships
-	live       live
+	waits  hookmetrics.Outcomes[prometheus.Observer]
+	holds  hookmetrics.Endings[prometheus.Observer]
+	lost   prometheus.Counter
+	labels []string // recipe, and path with WithPathLabel: the gauges'
 }
 
-func (s *recipeSeries) wait(outcome string) prometheus.Observer {
-	switch outcome {
-	case OutcomeAcquired:
-		return s.acquired
-	case OutcomeBusy:
-		return s.busy
-	case OutcomeCancelled:
-		return s.cancelled
+// newRecipeSeries makes the series of a recipe, given its path label
+// (hookmetrics.NewRecipes).
+func (m *Metrics) newRecipeSeries(name, path string) recipeSeries {
+	l := func(v ...string) []string { return m.withPath(path, append([]string{name}, v...)...) }
+	return recipeSeries{
+		waits:  hookmetrics.NewOutcomes(func(o string) prometheus.Observer { return m.wait.WithLabelValues(l(o)...) }),
+		holds:  hookmetrics.NewEndings(func(e string) prometheus.Observer { return m.hold.WithLabelValues(l(e)...) }),
+		lost:   m.lost.WithLabelValues(l()...),
+		labels: l(),
 	}
-	return s.failed
 }
 
-// recipe returns the series of a recipe, making them (every outcome's, at
-// zero) the first time.
-func (m *Metrics) recipe(name, path string) *recipeSeries {
-	key := seriesKey{kind: kindRecipe, name: name}
-	if m.cfg.pathLabel {
-		key.path = m.paths.label(path)
-	}
-	if s, ok := m.series.Load(key); ok {
-		return s.(*recipeSeries)
-	}
-	l := func(v ...string) []string { return m.withPath(key.path, append([]string{name}, v...)...) }
-	s := &recipeSeries{
-		labels:     l(),
-		leadership: isLeadership(name),
-		acquired:   m.wait.WithLabelValues(l(OutcomeAcquired)...),
-		busy:       m.wait.WithLabelValues(l(OutcomeBusy)...),
-		cancelled:  m.wait.WithLabelValues(l(OutcomeCancelled)...),
-		failed:     m.wait.WithLabelValues(l(OutcomeFailed)...),
-		released:   m.hold.WithLabelValues(l(EndedReleased)...),
-		lostHold:   m.hold.WithLabelValues(l(EndedLost)...),
-		lost:       m.lost.WithLabelValues(l()...),
-	}
-	got, _ := m.series.LoadOrStore(key, s)
-	return got.(*recipeSeries)
+// newCacheCounter makes the counter of a cache event type, given its path
+// label (hookmetrics.NewTable).
+func (m *Metrics) newCacheCounter(typ, path string) prometheus.Counter {
+	return m.cacheEvents.WithLabelValues(m.withPath(path, typ)...)
 }
 
-// withPath returns the label values, with path (a label value of m.paths)
+// withPath returns the label values, with path (a path label value)
 // last when it is a label.
 func (m *Metrics) withPath(path string, values ...string) []string {
-	if m.cfg.pathLabel {
+	if m.cfg.ByPath {
 		return append(values, path)
 	}
 	return values

@@ -2,11 +2,11 @@ package zkprom
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/hookmetrics"
 )
 
 // Metrics holds the Prometheus metrics of one client and the hooks that
@@ -27,19 +27,12 @@ type Metrics struct {
 	reqErrors    *prometheus.CounterVec
 	gauges       *gauges
 
-	states     [len(knownStates)]stateSeries
-	ops        [len(knownOps)]opSeries
-	paths      pathSet
-	cacheTypes map[string]prometheus.Counter // read-only after New; nil with WithPathLabel
-	series     sync.Map                      // seriesKey -> *recipeSeries or prometheus.Counter
-	hooks      *client.Hooks
+	states  [len(hookmetrics.States)]stateSeries
+	ops     [len(hookmetrics.OpLabels)]opSeries
+	recipes *hookmetrics.Table[*hookmetrics.Recipe[recipeSeries]]
+	cache   *hookmetrics.Table[prometheus.Counter] // by event type
+	hooks   *client.Hooks
 }
-
-// knownStates are the states whose series New makes; index i is State i+1.
-var knownStates = [...]client.State{client.StateConnected, client.StateSuspended, client.StateReconnected, client.StateLost}
-
-// knownCacheTypes are the cache event types whose series New makes.
-var knownCacheTypes = [...]string{"NODE_CREATED", "NODE_CHANGED", "NODE_DELETED", "INITIALIZED"}
 
 // stateSeries are the series of one state.
 type stateSeries struct {
@@ -58,10 +51,9 @@ func New(opts ...Option) (*Metrics, error) {
 		return nil, err
 	}
 	m := &Metrics{cfg: cfg}
-	m.paths.max = cfg.maxPaths
 	ns, cl := cfg.namespace, cfg.constLabels
 	var path []string // the optional path label, after the others
-	if cfg.pathLabel {
+	if cfg.ByPath {
 		path = []string{"path"}
 	}
 	m.stateChanges = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -69,7 +61,7 @@ func New(opts ...Option) (*Metrics, error) {
 		Help: "State changes of the ZooKeeper client, by the state entered.",
 	}, []string{"state"})
 	m.stateTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: ns, Name: "session_state_duration_seconds", ConstLabels: cl, Buckets: cfg.state,
+		Namespace: ns, Name: "session_state_duration_seconds", ConstLabels: cl, Buckets: cfg.State,
 		Help: "Time the ZooKeeper client spent in a state, observed when it left it, by that state.",
 	}, []string{"state"})
 	m.state = prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -85,11 +77,11 @@ func New(opts ...Option) (*Metrics, error) {
 		Help: "Guaranteed deletes still being retried in the background.",
 	})
 	m.wait = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: ns, Name: "acquire_wait_seconds", ConstLabels: cl, Buckets: cfg.wait,
+		Namespace: ns, Name: "acquire_wait_seconds", ConstLabels: cl, Buckets: cfg.Wait,
 		Help: "Time recipes waited for a lock, a lease or leadership, by recipe and outcome (acquired, busy, cancelled, failed).",
 	}, append([]string{"recipe", "outcome"}, path...))
 	m.hold = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: ns, Name: "hold_seconds", ConstLabels: cl, Buckets: cfg.hold,
+		Namespace: ns, Name: "hold_seconds", ConstLabels: cl, Buckets: cfg.Hold,
 		Help: "Time a lock, a lease or leadership was held, by recipe and how it ended (released, lost).",
 	}, append([]string{"recipe", "ended"}, path...))
 	m.lost = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -101,7 +93,7 @@ func New(opts ...Option) (*Metrics, error) {
 		Help: "Events published by caches, by type (NODE_CREATED, NODE_CHANGED, NODE_DELETED, INITIALIZED).",
 	}, append([]string{"type"}, path...))
 	m.reqTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: ns, Name: "request_duration_seconds", ConstLabels: cl, Buckets: cfg.request,
+		Namespace: ns, Name: "request_duration_seconds", ConstLabels: cl, Buckets: cfg.Request,
 		Help: "Time from a request's write to its reply (or to the loss of its connection), by op (create, delete, getData...), every outcome included.",
 	}, []string{"op"})
 	m.reqErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -114,7 +106,7 @@ func New(opts ...Option) (*Metrics, error) {
 	if err := prometheus.NewPedanticRegistry().Register(m); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
-	for i, s := range knownStates {
+	for i, s := range hookmetrics.States {
 		name := s.String()
 		m.states[i] = stateSeries{
 			changes: m.stateChanges.WithLabelValues(name),
@@ -122,12 +114,9 @@ func New(opts ...Option) (*Metrics, error) {
 			current: m.state.WithLabelValues(name),
 		}
 	}
-	if !cfg.pathLabel {
-		m.cacheTypes = make(map[string]prometheus.Counter, len(knownCacheTypes))
-		for _, t := range knownCacheTypes {
-			m.cacheTypes[t] = m.cacheEvents.WithLabelValues(t)
-		}
-	}
+	paths := cfg.NewPaths() // nil without WithPathLabel
+	m.recipes = hookmetrics.NewRecipes(paths, m.newRecipeSeries)
+	m.cache = hookmetrics.NewTable(paths, m.newCacheCounter, hookmetrics.CacheTypes[:]...)
 	m.hooks = m.newHooks()
 	return m, nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/recipes/semaphore"
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 )
 
 // newRegistered returns Metrics registered on a fresh registry.
@@ -230,46 +230,34 @@ func TestScriptedHooks(t *testing.T) {
 	}
 }
 
-// TestOutcomes: the outcome label of each way a wait ends, reported as
-// the recipes report it (the client's own reporting): a try that finds the
-// holding taken is busy, not failed; cancelled means the caller's context
-// ended, whatever error that made; a context error the caller did not
-// cause is a failure.
+// TestOutcomes: the outcome label of each way a wait ends
+// (itest.WaitEnds), reported as the recipes report it (the client's own
+// reporting): a try that finds the holding taken is busy, not failed;
+// cancelled means the caller's context ended, whatever error that made; a
+// context error the caller did not cause is a failure.
 func TestOutcomes(t *testing.T) {
 	m, reg := newRegistered(t)
 	h := m.Hooks()
-	ended, cancel := context.WithCancelCause(context.Background())
-	cancel(errors.New("shutting down"))
-	for _, c := range []struct {
-		ctx  context.Context
-		err  error
-		want string
-	}{
-		{context.Background(), nil, OutcomeAcquired},
-		{context.Background(), semaphore.ErrNoLeases, OutcomeBusy},
-		{context.Background(), fmt.Errorf("try lock /a: %w", zkrecipes.ErrBusy), OutcomeBusy},
-		{ended, semaphore.ErrNoLeases, OutcomeBusy},
-		{ended, context.Canceled, OutcomeCancelled},
-		{ended, context.Cause(ended), OutcomeCancelled},
-		{context.Background(), fmt.Errorf("lock /a: %w", context.DeadlineExceeded), OutcomeFailed},
-		{context.Background(), zkrecipes.ErrClosed, OutcomeFailed},
-		{context.Background(), errors.New("zk: no auth"), OutcomeFailed},
-	} {
-		series := `zkrecipes_acquire_wait_seconds_count{outcome="` + c.want + `",recipe="mutex"}`
+	count := func(outcome string) string {
+		return `zkrecipes_acquire_wait_seconds_count{outcome="` + outcome + `",recipe="mutex"}`
+	}
+	want := make(map[string]int)
+	for _, c := range itest.WaitEnds() {
+		series := count(c.Outcome)
 		before := 0.0
 		if text := scrape(t, reg); strings.Contains(text, series) { // none before the recipe's first wait
 			before = value(t, text, series)
 		}
-		_, done := startAcquire(h, c.ctx, client.RecipeMutex, "/a")
-		done(c.err)
+		_, done := itest.StartAcquire(h, c.Ctx, client.RecipeMutex, "/a")
+		done(c.Err)
 		if n := value(t, scrape(t, reg), series) - before; n != 1 {
-			t.Errorf("%v (context ended: %v): %s grew by %v, want 1", c.err, c.ctx.Err() != nil, series, n)
+			t.Errorf("%v (context ended: %v): %s grew by %v, want 1", c.Err, c.Ctx.Err() != nil, series, n)
 		}
+		want[c.Outcome]++
 	}
-	wantLines(t, scrape(t, reg),
-		`zkrecipes_acquire_wait_seconds_count{outcome="acquired",recipe="mutex"} 1`,
-		`zkrecipes_acquire_wait_seconds_count{outcome="busy",recipe="mutex"} 3`,
-		`zkrecipes_acquire_wait_seconds_count{outcome="cancelled",recipe="mutex"} 2`,
-		`zkrecipes_acquire_wait_seconds_count{outcome="failed",recipe="mutex"} 3`,
-	)
+	var lines []string
+	for _, outcome := range []string{OutcomeAcquired, OutcomeBusy, OutcomeCancelled, OutcomeFailed} {
+		lines = append(lines, count(outcome)+" "+strconv.Itoa(want[outcome]))
+	}
+	wantLines(t, scrape(t, reg), lines...)
 }

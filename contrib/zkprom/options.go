@@ -2,13 +2,12 @@ package zkprom
 
 import (
 	"errors"
-	"fmt"
-	"math"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/go-zkrecipes/zkrecipes/internal/hookmetrics"
 )
 
 // ErrInvalidOption is wrapped by the error New returns for a bad option.
@@ -18,15 +17,10 @@ var ErrInvalidOption = errors.New("zkprom: invalid option")
 type Option func(*config)
 
 type config struct {
+	hookmetrics.Config // buckets, by path, max paths, errors
+
 	namespace   string
 	constLabels prometheus.Labels
-	wait        []float64
-	hold        []float64
-	state       []float64
-	request     []float64
-	pathLabel   bool
-	maxPaths    int // 0: not set
-	errs        []error
 }
 
 // WithNamespace prefixes every metric's name with ns and an underscore
@@ -36,7 +30,7 @@ type config struct {
 func WithNamespace(ns string) Option {
 	return func(c *config) {
 		if ns != "" && !classicName.MatchString(ns) {
-			c.errs = append(c.errs, fmt.Errorf("%w: namespace %q", ErrInvalidOption, ns))
+			c.Fail("namespace %q", ns)
 		}
 		c.namespace = ns
 	}
@@ -55,7 +49,7 @@ func WithConstLabels(l prometheus.Labels) Option {
 		c.constLabels = make(prometheus.Labels, len(l))
 		for k, v := range l {
 			if !classicName.MatchString(k) || strings.HasPrefix(k, "__") {
-				c.errs = append(c.errs, fmt.Errorf("%w: const label name %q", ErrInvalidOption, k))
+				c.Fail("const label name %q", k)
 			}
 			c.constLabels[k] = v
 		}
@@ -65,25 +59,25 @@ func WithConstLabels(l prometheus.Labels) Option {
 // WithWaitBuckets replaces DefaultWaitBuckets: upper bounds in seconds,
 // strictly increasing.
 func WithWaitBuckets(b ...float64) Option {
-	return func(c *config) { c.wait = c.buckets("wait", b) }
+	return func(c *config) { c.Wait = c.Buckets("wait", b) }
 }
 
 // WithHoldBuckets replaces DefaultHoldBuckets: upper bounds in seconds,
 // strictly increasing.
 func WithHoldBuckets(b ...float64) Option {
-	return func(c *config) { c.hold = c.buckets("hold", b) }
+	return func(c *config) { c.Hold = c.Buckets("hold", b) }
 }
 
 // WithStateBuckets replaces DefaultStateBuckets: upper bounds in seconds,
 // strictly increasing.
 func WithStateBuckets(b ...float64) Option {
-	return func(c *config) { c.state = c.buckets("state", b) }
+	return func(c *config) { c.State = c.Buckets("state", b) }
 }
 
 // WithRequestBuckets replaces DefaultRequestBuckets: upper bounds in
 // seconds, strictly increasing.
 func WithRequestBuckets(b ...float64) Option {
-	return func(c *config) { c.request = c.buckets("request", b) }
+	return func(c *config) { c.Request = c.Buckets("request", b) }
 }
 
 // WithPathLabel adds the recipe's path as a label "path" to the acquire,
@@ -95,57 +89,21 @@ func WithRequestBuckets(b ...float64) Option {
 // so that a program making paths on the fly cannot grow the series
 // without bound.
 func WithPathLabel() Option {
-	return func(c *config) { c.pathLabel = true }
+	return func(c *config) { c.ByPath = true }
 }
 
 // WithMaxPaths sets how many distinct paths WithPathLabel labels as
 // themselves (default DefaultMaxPaths), at least 1; the rest are
 // PathOther. It needs WithPathLabel.
 func WithMaxPaths(n int) Option {
-	return func(c *config) {
-		if n < 1 {
-			c.errs = append(c.errs, fmt.Errorf("%w: WithMaxPaths(%d): at least 1", ErrInvalidOption, n))
-			return
-		}
-		c.maxPaths = n
-	}
-}
-
-// buckets checks b and returns a copy of it.
-func (c *config) buckets(name string, b []float64) []float64 {
-	if len(b) == 0 {
-		c.errs = append(c.errs, fmt.Errorf("%w: no %s buckets", ErrInvalidOption, name))
-		return nil
-	}
-	for i, v := range b {
-		if math.IsNaN(v) || math.IsInf(v, 0) || (i > 0 && v <= b[i-1]) {
-			c.errs = append(c.errs, fmt.Errorf("%w: %s buckets %v: not finite and strictly increasing", ErrInvalidOption, name, b))
-			return nil
-		}
-	}
-	return slices.Clone(b)
+	return func(c *config) { c.SetMaxPaths(n) }
 }
 
 func newConfig(opts []Option) (config, error) {
 	c := config{
+		Config:    hookmetrics.NewConfig(ErrInvalidOption, DefaultWaitBuckets, DefaultHoldBuckets, DefaultStateBuckets, DefaultRequestBuckets),
 		namespace: "zkrecipes",
-		wait:      slices.Clone(DefaultWaitBuckets),
-		hold:      slices.Clone(DefaultHoldBuckets),
-		state:     slices.Clone(DefaultStateBuckets),
-		request:   slices.Clone(DefaultRequestBuckets),
 	}
-	for _, o := range opts {
-		if o == nil {
-			c.errs = append(c.errs, fmt.Errorf("%w: nil option", ErrInvalidOption))
-			continue
-		}
-		o(&c)
-	}
-	switch {
-	case c.maxPaths != 0 && !c.pathLabel:
-		c.errs = append(c.errs, fmt.Errorf("%w: WithMaxPaths without WithPathLabel", ErrInvalidOption))
-	case c.maxPaths == 0:
-		c.maxPaths = DefaultMaxPaths
-	}
-	return c, errors.Join(c.errs...)
+	hookmetrics.Apply(&c, &c.Config, opts)
+	return c, c.Done("WithPathLabel")
 }

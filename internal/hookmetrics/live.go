@@ -1,40 +1,57 @@
-package zkprom
+package hookmetrics
 
 import (
 	"sync"
 	"time"
 )
 
-// live is what one recipe series has now: the waits under way and the
+// Live is what one recipe series has now: the waits under way and the
 // holdings not yet ended, each by its start. Its counts are the sizes of
 // its sets, which the hooks change in pairs (a wait's Acquire and its
 // outcome; a holding's Held and its Released, matched by Since), so they
 // cannot drift: an end with no begin is ignored, never counted below zero.
-type live struct {
+// The zero Live is empty and ready; it must not be copied once used.
+type Live struct {
 	mu    sync.Mutex
 	waits starts
 	holds starts
 }
 
-// now is a snapshot of a live for a scrape.
-type now struct {
-	waits, holds           int
-	oldestWait, oldestHold time.Duration // 0 when none
+// Now is a snapshot of a Live, for a scrape or an observation.
+type Now struct {
+	Waits      int           // waits under way
+	Holds      int           // holdings not yet ended
+	OldestWait time.Duration // age of the oldest wait; 0 when none
+	OldestHold time.Duration // age of the oldest holding; 0 when none
 }
 
-func (l *live) snapshot(at time.Time) now {
+// Snapshot returns the counts and the oldest ages at the time at.
+func (l *Live) Snapshot(at time.Time) Now {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return now{waits: l.waits.n, holds: l.holds.n, oldestWait: l.waits.age(at), oldestHold: l.holds.age(at)}
+	return Now{Waits: l.waits.n, Holds: l.holds.n, OldestWait: l.waits.age(at), OldestHold: l.holds.age(at)}
 }
 
-func (l *live) begin(s *starts, t time.Time) {
+// BeginWait adds a wait that started at t.
+func (l *Live) BeginWait(t time.Time) { l.begin(&l.waits, t) }
+
+// EndWait removes the wait that started at t; nothing when there is none.
+func (l *Live) EndWait(t time.Time) { l.end(&l.waits, t) }
+
+// BeginHold adds a holding that started at t (the hook's Since).
+func (l *Live) BeginHold(t time.Time) { l.begin(&l.holds, t) }
+
+// EndHold removes the holding that started at t; nothing when there is
+// none.
+func (l *Live) EndHold(t time.Time) { l.end(&l.holds, t) }
+
+func (l *Live) begin(s *starts, t time.Time) {
 	l.mu.Lock()
 	s.add(t)
 	l.mu.Unlock()
 }
 
-func (l *live) end(s *starts, t time.Time) {
+func (l *Live) end(s *starts, t time.Time) {
 	l.mu.Lock()
 	s.remove(t)
 	l.mu.Unlock()
