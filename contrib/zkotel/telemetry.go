@@ -79,10 +79,6 @@ func New(opts ...Option) (*Telemetry, error) {
 	if err := t.instruments(meter); err != nil {
 		return nil, fmt.Errorf("zkotel: %w", err)
 	}
-	t.reg, err = meter.RegisterCallback(t.observe, t.state, t.pending, t.waiters, t.holders, t.leaders, t.oldestHold, t.oldestWait)
-	if err != nil {
-		return nil, fmt.Errorf("zkotel: %w", err)
-	}
 	t.base = t.attrs()
 	for i, s := range hookmetrics.States {
 		t.states[i] = t.attrs(AttrState.String(s.String()))
@@ -94,6 +90,12 @@ func New(opts ...Option) (*Telemetry, error) {
 		}
 	}
 	t.hooks = t.newHooks()
+	// Registered last: a reader may collect at once, and the callback reads
+	// everything set above.
+	t.reg, err = meter.RegisterCallback(t.observe, t.state, t.pending, t.waiters, t.holders, t.leaders, t.oldestHold, t.oldestWait)
+	if err != nil {
+		return nil, fmt.Errorf("zkotel: %w", err)
+	}
 	return t, nil
 }
 
