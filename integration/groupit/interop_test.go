@@ -46,6 +46,14 @@ func TestGroupMemberCuratorInterop(t *testing.T) {
 	defer cancel()
 
 	java := curatorGroup(t).Start(t, ctx, "curator: ready", shared.ConnectString(), ns+"/g", "java-1", "from-java", ns+"/stop")
+	t.Cleanup(func() {
+		if t.Failed() {
+			lctx, lcancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer lcancel()
+			kids, _, err := root.Children(lctx, ns+"/g")
+			t.Logf("the Curator member printed:\n%s\nthe group's nodes on the server: %v (%v)", java.Printed(), kids, err)
+		}
+	})
 	gom := join(t, c, "/g", "go-1", "from-go")
 	sees(t, gom, "go-1=from-go,java-1=from-java")
 	javaSees(t, java, "go-1=from-go,java-1=from-java")
