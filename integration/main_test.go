@@ -21,6 +21,7 @@ func TestMain(m *testing.M) {
 	zktest.RunMain(m, func(c *zktest.Cluster) {
 		fmt.Fprintln(os.Stderr, "integration: shared cluster:", c)
 		shared = c
+		itest.KeepRoot(c)
 	})
 }
 

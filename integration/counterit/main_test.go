@@ -9,6 +9,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
@@ -19,5 +20,6 @@ func TestMain(m *testing.M) {
 	zktest.RunMain(m, func(c *zktest.Cluster) {
 		fmt.Fprintln(os.Stderr, "counterit: shared cluster:", c)
 		shared = c
+		itest.KeepRoot(c)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
@@ -17,5 +18,6 @@ func TestMain(m *testing.M) {
 	zktest.RunMain(m, func(c *zktest.Cluster) {
 		fmt.Fprintln(os.Stderr, "groupit: shared cluster:", c)
 		shared = c
+		itest.KeepRoot(c)
 	})
 }

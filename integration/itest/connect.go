@@ -2,12 +2,15 @@ package itest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
@@ -86,4 +89,39 @@ func Ctx(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// KeepRoot makes /it, the parent of every test's namespace (Namespace), a
+// persistent node on each cluster, so that it is never a container the
+// server may reap between two tests. Call it once, before the tests, on a
+// package's shared clusters; a failure is printed (the tests then fail on
+// their own). Why: Curator 5.4 loses a background create whose container
+// parents it makes while the server reaps one of them (its mkdirs gets
+// NoNode, which it neither retries nor reports), so a Java recipe started
+// while the last test's namespace is being reaped away under a container
+// /it never makes its node.
+func KeepRoot(clusters ...*zktest.Cluster) {
+	for _, cl := range clusters {
+		if err := keepRoot(cl); err != nil {
+			fmt.Fprintf(os.Stderr, "itest: making /it on %v: %v\n", cl, err)
+		}
+	}
+}
+
+func keepRoot(cl *zktest.Cluster) error {
+	c, err := client.New(client.WithServers(cl.Addrs()...))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		return err
+	}
+	_, err = c.Create(ctx, "/it", nil, 0)
+	if errors.Is(err, zk.ErrNodeExists) {
+		return nil
+	}
+	return err
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
@@ -22,5 +23,6 @@ func TestMain(m *testing.M) {
 	zktest.RunMain(m, func(c *zktest.Cluster) {
 		fmt.Fprintln(os.Stderr, "multilockit: shared cluster:", c)
 		shared = c
+		itest.KeepRoot(c)
 	})
 }

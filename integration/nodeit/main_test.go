@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 	zktest.RunMain(m, func(c *zktest.Cluster) {
 		fmt.Fprintln(os.Stderr, "nodeit: shared cluster:", c)
 		shared = c
+		itest.KeepRoot(c)
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
@@ -35,6 +36,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "queueit: cannot start ZooKeeper (tests are never skipped):", errOne, errThree)
 	} else {
 		fmt.Fprintln(os.Stderr, "queueit: shared cluster:", shared, "ensemble:", ensemble)
+		itest.KeepRoot(shared, ensemble)
 		code = m.Run()
 	}
 	for _, c := range []*zktest.Cluster{shared, ensemble} {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
@@ -18,5 +19,6 @@ func TestMain(m *testing.M) {
 	zktest.RunMain(m, func(c *zktest.Cluster) {
 		fmt.Fprintln(os.Stderr, "securityit: shared cluster:", c, "secure:", c.SecureConnectString())
 		server = c
+		itest.KeepRoot(c)
 	}, zktest.WithTLS())
 }

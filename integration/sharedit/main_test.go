@@ -11,6 +11,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
@@ -21,5 +22,6 @@ func TestMain(m *testing.M) {
 	zktest.RunMain(m, func(c *zktest.Cluster) {
 		fmt.Fprintln(os.Stderr, "sharedit: shared cluster:", c)
 		one = c
+		itest.KeepRoot(c)
 	})
 }
