@@ -11,6 +11,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/integration/itest"
 	"github.com/go-zkrecipes/zkrecipes/recipes/cache"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
+	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // The cache across faults of its connection, its session and its server:
@@ -39,7 +40,26 @@ func linked(t *testing.T, cl *zktest.Cluster, session time.Duration) (*rig, *cli
 	link := itest.NewLink(t)
 	cc := itest.Connect(t, cl, itest.Opts{NS: r.ns, Link: link, Timeout: session})
 	r.link = link
-	return r, cc, watchStates(t, cc), func() int64 { return reads(link) }
+	return r, cc, watchStates(t, cc), func() int64 { return settledReads(link) }
+}
+
+// settledReads is reads(link) once it has not moved for half a second (at
+// most 10 s): the count a test takes as its base or its result must not
+// catch the cache between two reads of one step on a loaded machine (a
+// new node's listing follows its Created event; a resync's reads follow
+// the Reconnected state).
+func settledReads(link *faultlink.Link) int64 {
+	n := reads(link)
+	stable := time.Now()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		if m := reads(link); m != n {
+			n, stable = m, time.Now()
+		} else if time.Since(stable) >= 500*time.Millisecond {
+			break
+		}
+	}
+	return n
 }
 
 // TestCacheNoStormAfterReconnect: a reconnect within the session, with
