@@ -99,9 +99,9 @@ func (h *History) InvokeAs(who int, kind string, weight int) *Op {
 // Also records a second holding granted by the same call as o (one of
 // AcquireN's leases): it shares o's invoke and return.
 func (o *Op) Also(token int64) *Op {
+	o.h.mu.Lock() // o's own loss watch may be writing o.r.Lost meanwhile
 	r := *o.r
 	r.Token, r.Lost, r.Unlock = token, time.Time{}, time.Time{}
-	o.h.mu.Lock()
 	o.h.hold = append(o.h.hold, &r)
 	o.h.mu.Unlock()
 	o.h.tl.AddAt(r.Return, o.h.name(r.Who), "GRANTED "+o.kind()+"token "+itoa(token))
