@@ -89,6 +89,9 @@ type Conn struct {
 	server    string
 	creds     []cred
 	watches   watchTable
+	// removal says whether the server has removeWatches (see
+	// askRemovalLocked).
+	removal int32
 
 	// Owned by the loop goroutine, and by a link's reader while it runs
 	// (the loop reads them only after the reader has ended).

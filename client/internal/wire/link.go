@@ -651,8 +651,11 @@ func (c *Conn) decodeReply(r *request, code int32, d *decoder) error {
 	}
 	if code != 0 {
 		err := codeError(code)
-		if r.watching && r.watch == watchData && r.op == opExists && errors.Is(err, zk.ErrNoNode) {
-			r.ch = c.watches.add(r.path, watchExist) // exists watches a missing node for its creation
+		if r.watching {
+			// exists watches a missing node for its creation; the other
+			// reads set no watch when they fail.
+			missing := r.watch == watchData && r.op == opExists && errors.Is(err, zk.ErrNoNode)
+			r.ch = c.keepWatch(r, watchExist, missing)
 		}
 		return err
 	}
@@ -673,8 +676,8 @@ func (c *Conn) decodeReply(r *request, code int32, d *decoder) error {
 		r.str = d.string()
 		d.statInto(&r.stat)
 	}
-	if d.err == nil && r.watching {
-		r.ch = c.watches.add(r.path, r.watch)
+	if r.watching {
+		r.ch = c.keepWatch(r, r.watch, d.err == nil)
 	}
 	return d.err
 }
@@ -694,6 +697,7 @@ func (l *link) failPending(err error) {
 	l.queue = nil
 	l.out.b, l.spareOut = nil, nil
 	l.c.mu.Unlock()
+	l.c.unpendFailed(rs)
 	for _, r := range rs {
 		r.finish(0, err)
 	}

@@ -56,6 +56,11 @@ func (c *Conn) send(ctx context.Context, r *request, body func(*encoder), frame 
 		c.mu.Unlock()
 		return true, err
 	}
+	if r.watching {
+		c.watches.mu.Lock()
+		c.watches.pendLocked(r)
+		c.watches.mu.Unlock()
+	}
 	if frame != nil {
 		l.queueFrameLocked(r, frame)
 	} else {

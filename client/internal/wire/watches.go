@@ -27,20 +27,45 @@ type watchTable struct {
 	mu         sync.Mutex
 	oneShot    map[watchKey][]chan zk.Event
 	persistent map[string]int32 // path -> AddWatch mode
+
+	// What decides whether a given-up watch may be removed from the
+	// server (see StopWatch): the watching requests in flight, and the
+	// server watches that may stand with no channel left for them, each
+	// by path and the server's watcher type (data or children).
+	pending map[serverWatch]int
+	orphans map[serverWatch]struct{}
+}
+
+// serverWatch names the server's watches of one type on one path: the
+// server keeps one data watch (getData and exists alike) and one child
+// watch per path and connection, whatever the number of requests that set
+// them.
+type serverWatch struct {
+	path string
+	typ  int32 // watcherData or watcherChildren
+}
+
+// server is the server's watcher type that holds a one-shot watch of kind k.
+func (k watchKind) server() int32 {
+	if k == watchChild {
+		return watcherChildren
+	}
+	return watcherData
 }
 
 func (t *watchTable) init() {
 	t.oneShot = make(map[watchKey][]chan zk.Event)
 	t.persistent = make(map[string]int32)
+	t.pending = make(map[serverWatch]int)
+	t.orphans = make(map[serverWatch]struct{})
 }
 
-// add registers a one-shot watch and returns its channel.
-func (t *watchTable) add(path string, kind watchKind) <-chan zk.Event {
+// addLocked registers a one-shot watch and returns its channel. t.mu must
+// be held.
+func (t *watchTable) addLocked(path string, kind watchKind) chan zk.Event {
 	ch := make(chan zk.Event, 1)
-	t.mu.Lock()
 	k := watchKey{path, kind}
 	t.oneShot[k] = append(t.oneShot[k], ch)
-	t.mu.Unlock()
 	return ch
 }
 
