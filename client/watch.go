@@ -9,27 +9,30 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// Watch is a data watch on one node that its holder can give up. It gets
-// one event, as GetW's channel does: the node changed or was deleted, or
-// (zk.EventNotWatching) the watch was dropped because its session or
-// connection ended. Stop gives it up: the watch then delivers nothing more.
+// Watch is a one-shot watch on one node that its holder can give up
+// (GetWatch, ExistsWatch, ChildrenWatch). It gets one event, as GetW's
+// channel does: the node changed, was created or deleted, or its children
+// changed, or (zk.EventNotWatching) the watch was dropped because its
+// session or connection ended. Stop gives it up: the watch then delivers
+// nothing more.
 //
-// Why it exists: go-zookeeper keeps every watch a caller asks for until the
-// server fires it; a waiter that gives up (a Lock whose ctx ended) cannot
-// take its watch back. Against a node that lives long, such as a lock held
-// for hours, every timed-out Lock would leave one more entry in
-// go-zookeeper's watcher table. GetWatch instead shares one server watch
-// among every caller watching the same node on the same connection while
-// it stays up, and Stop drops the caller from it, so the table holds one
-// entry per watched node whatever the number of callers that came and
-// went. After a reconnect, callers set a fresh watch rather than join one
-// that go-zookeeper re-registered: each then stands on its own request.
+// Why it exists: a watch the server has set stays there until it fires;
+// a waiter that gives up (a Lock whose ctx ended) would otherwise leave
+// its watch on the server, an entry in the client and whatever waits on
+// it, for as long as the node it watched does not change. Callers that
+// watch the same node in the same way on the same connection, while it
+// stays up, share one server watch; Stop drops the caller from it, and
+// when the last caller gives up, the watch is forgotten by the client at
+// once and removed from the server (removeWatches, ZooKeeper 3.5+; an
+// older server keeps it until it fires or the connection ends, which
+// costs the client nothing). After a reconnect, callers set a fresh watch
+// rather than join one the session set again: each then stands on its own
+// request.
 //
-// The callers of one server watch all receive from go-zookeeper's own
-// channel (C), which delivers the event to one of them and then closes;
+// The callers of one server watch all receive from the connection's own
+// channel, which delivers the event to one of them and then closes;
 // resolve gives each of them the event. So the event reaches a waiter with
-// no goroutine in between. A server watch whose last caller gave up before
-// it fired has a goroutine that waits for its event, to forget it then.
+// no goroutine in between.
 type Watch struct {
 	set *watchSet
 	sh  *sharedWatch
@@ -105,83 +108,134 @@ func (w *Watch) deliver(stopped <-chan struct{}) {
 }
 
 // Stop gives the watch up. It is idempotent and safe on a nil Watch. When
-// the last caller of a server watch that has not fired gives up, a
-// goroutine waits for the event to forget the server watch then.
+// the last caller of a server watch that has not fired gives up, the
+// client forgets the watch and asks the server to remove it, without
+// waiting for its answer.
 func (w *Watch) Stop() {
 	if w == nil || w.set == nil {
 		return
 	}
 	s := w.set
 	s.mu.Lock()
-	_, was := w.sh.subs[w]
-	delete(w.sh.subs, w)
-	drain := was && len(w.sh.subs) == 0 && !w.sh.draining // was: not fired (fire empties subs)
-	if drain {
-		w.sh.draining = true
+	sh := w.sh
+	_, was := sh.subs[w]
+	delete(sh.subs, w)
+	last := was && len(sh.subs) == 0 // was: not fired (fire empties subs)
+	if last {
+		s.forgetLocked(sh)
 	}
 	if w.stopped != nil && !w.gaveUp {
 		close(w.stopped)
 	}
 	w.gaveUp = true
 	s.mu.Unlock()
-	if drain {
-		go s.drain(w.sh)
+	if last {
+		sh.key.conn.StopWatch(sh.key.path, sh.raw)
 	}
 }
 
-// watchKey names a shared watch: one node, on one go-zookeeper
-// connection, in one up period of it (the client's upCh; go-zookeeper keeps
-// its Conn across reconnects and even across sessions).
+// watchKind is what a shared watch was set by.
+type watchKind uint8
+
+const (
+	watchData     watchKind = iota // getData: the node changes or goes
+	watchExists                    // exists: the node is created, changes or goes
+	watchChildren                  // getChildren: its children change, or it goes
+)
+
+// watchKey names a shared watch: one node, watched one way, on one
+// connection, in one up period of it (the client's upCh).
 type watchKey struct {
 	conn *wire.Conn
 	up   <-chan struct{}
 	path string
+	kind watchKind
 }
 
 // sharedWatch is one server watch and the Watches it feeds.
 type sharedWatch struct {
 	key   watchKey
-	raw   <-chan zk.Event // go-zookeeper's: one event, then closed
+	raw   <-chan zk.Event // the connection's: one event, then closed
 	fired chan struct{}   // closed once ev is set
 
 	// guarded by watchSet.mu
-	ev       zk.Event
-	draining bool // a goroutine waits for the event (no caller left)
-	subs     map[*Watch]struct{}
+	ev   zk.Event
+	subs map[*Watch]struct{}
 }
 
-// watchSet holds a client's shared data watches.
+// watchSet holds a client's shared one-shot watches.
 type watchSet struct {
 	mu  sync.Mutex
 	m   map[watchKey]*sharedWatch // the ones callers may join
-	all map[*sharedWatch]struct{} // every one not fired yet (two callers may each set one at once)
+	all map[*sharedWatch]struct{} // every one not fired or given up (two callers may each set one at once)
 }
 
-// getWatch reads the node at full on conn and subscribes to its shared
-// data watch, setting the server watch when there is none to join. A
-// caller that joins reads without setting a watch: the shared one was set
-// before its read, so any change after the read still fires it (a change
-// between the two gives an event the read already saw, which is harmless).
-func (s *watchSet) getWatch(ctx context.Context, conn *wire.Conn, up <-chan struct{}, full string) ([]byte, *zk.Stat, *Watch, error) {
-	key := watchKey{conn, up, full}
+// watchRead is what a read that sets or joins a watch returned.
+type watchRead struct {
+	ok   bool // exists: the node exists
+	data []byte
+	kids []string
+	st   *zk.Stat
+}
+
+// readFor reads full on conn as kind reads it, with a watch or without.
+func readFor(ctx context.Context, conn *wire.Conn, kind watchKind, full string, watch bool) (watchRead, <-chan zk.Event, error) {
+	var r watchRead
+	var ch <-chan zk.Event
+	var err error
+	switch kind {
+	case watchData:
+		if watch {
+			r.data, r.st, ch, err = conn.GetW(ctx, full)
+		} else {
+			r.data, r.st, err = conn.Get(ctx, full)
+		}
+	case watchExists:
+		if watch {
+			r.ok, r.st, ch, err = conn.ExistsW(ctx, full)
+		} else {
+			r.ok, r.st, err = conn.Exists(ctx, full)
+		}
+	case watchChildren:
+		if watch {
+			r.kids, r.st, ch, err = conn.ChildrenW(ctx, full)
+		} else {
+			r.kids, r.st, err = conn.Children(ctx, full)
+		}
+	}
+	return r, ch, err
+}
+
+// getWatch reads the node at full on conn as kind reads it and subscribes
+// to its shared watch, setting the server watch when there is none to
+// join. A caller that joins reads without setting a watch: the shared one
+// was set before its read, so any change after the read still fires it (a
+// change between the two gives an event the read already saw, which is
+// harmless).
+func (s *watchSet) getWatch(ctx context.Context, conn *wire.Conn, up <-chan struct{}, full string, kind watchKind) (watchRead, *Watch, error) {
+	key := watchKey{conn, up, full, kind}
 	s.mu.Lock()
 	if s.m == nil {
 		s.m = make(map[watchKey]*sharedWatch)
 	}
-	if sh := s.m[key]; sh != nil {
+	// A shared watch whose event is in (though perhaps not yet received)
+	// will not fire again: set a new one instead.
+	if sh := s.m[key]; sh != nil && !s.firedLocked(sh) {
 		w := s.joinLocked(sh)
 		s.mu.Unlock()
-		data, st, err := conn.Get(ctx, full)
+		r, _, err := readFor(ctx, conn, kind, full, false)
 		if err != nil {
 			w.Stop()
-			return nil, nil, nil, err
+			return watchRead{}, nil, err
 		}
-		return data, st, w, nil
+		return r, w, nil
 	}
 	s.mu.Unlock()
-	data, st, ch, err := conn.GetW(ctx, full)
-	if err != nil {
-		return nil, nil, nil, err
+	r, ch, err := readFor(ctx, conn, kind, full, true)
+	if ch == nil {
+		// No watch was set (a read that failed), or it was given up with
+		// its request (ctx ended).
+		return r, nil, err
 	}
 	sh := &sharedWatch{key: key, raw: ch, fired: make(chan struct{}), subs: make(map[*Watch]struct{})}
 	s.mu.Lock()
@@ -194,7 +248,31 @@ func (s *watchSet) getWatch(ctx context.Context, conn *wire.Conn, up <-chan stru
 	s.all[sh] = struct{}{}
 	w := s.joinLocked(sh)
 	s.mu.Unlock()
-	return data, st, w, nil
+	return r, w, err
+}
+
+// firedLocked reports whether sh's event has come, even if none of its
+// callers has received it yet (a caller that keeps a Watch without
+// reading it, as a cache does): its event is then taken and recorded, and
+// sh forgotten, so that no one joins a watch that will not fire again.
+// s.mu must be held.
+func (s *watchSet) firedLocked(sh *sharedWatch) bool {
+	if isClosedChan(sh.fired) {
+		return true
+	}
+	select {
+	case ev, ok := <-sh.raw:
+		if ok {
+			s.forgetLocked(sh)
+			sh.subs = map[*Watch]struct{}{}
+			sh.ev = ev
+			close(sh.fired)
+		}
+		// Else a caller received it and is about to record it (fire).
+		return true
+	default:
+		return false
+	}
 }
 
 // joinLocked adds a new Watch to sh. s.mu must be held.
@@ -202,6 +280,14 @@ func (s *watchSet) joinLocked(sh *sharedWatch) *Watch {
 	w := &Watch{set: s, sh: sh}
 	sh.subs[w] = struct{}{}
 	return w
+}
+
+// forgetLocked forgets sh: later callers set a new watch. s.mu must be held.
+func (s *watchSet) forgetLocked(sh *sharedWatch) {
+	if s.m[sh.key] == sh {
+		delete(s.m, sh.key)
+	}
+	delete(s.all, sh)
 }
 
 // fire records sh's event, received from its channel, and forgets the
@@ -212,64 +298,70 @@ func (s *watchSet) fire(sh *sharedWatch, ev zk.Event) {
 	if isClosedChan(sh.fired) {
 		return
 	}
-	if s.m[sh.key] == sh {
-		delete(s.m, sh.key)
-	}
-	delete(s.all, sh)
+	s.forgetLocked(sh)
 	sh.subs = map[*Watch]struct{}{} // a Stop from now on finds nothing to remove
 	sh.ev = ev
 	close(sh.fired)
 }
 
-// drain waits for the event of a server watch that no caller waits for
-// any more, and forgets it then. It ends when go-zookeeper fires or drops
-// the watch (at the latest when the connection closes).
-func (s *watchSet) drain(sh *sharedWatch) {
-	select {
-	case ev, ok := <-sh.raw:
-		if ok {
-			s.fire(sh, ev)
-		}
-	case <-sh.fired:
-	}
-}
-
 // GetWatch is GetW whose watch can be given up (see Watch): callers that
 // watch the same node on the same connection, with no reconnect between
-// them, share one server watch. A call
-// abandoned because ctx ended leaves no subscription behind.
+// them, share one server watch. A call abandoned because ctx ended leaves
+// no watch behind, on the server or here.
 func (c *Client) GetWatch(ctx context.Context, path string) ([]byte, *zk.Stat, *Watch, error) {
+	r, w, err := c.watchRead(ctx, path, watchData)
+	return r.data, r.st, w, aclErr("get", path, err)
+}
+
+// ExistsWatch is ExistsW whose watch can be given up (see Watch). It
+// leaves a watch whether or not the node exists: it fires when the node
+// is created, changes or is deleted.
+func (c *Client) ExistsWatch(ctx context.Context, path string) (bool, *zk.Stat, *Watch, error) {
+	r, w, err := c.watchRead(ctx, path, watchExists)
+	if err != nil {
+		return false, nil, nil, aclErr("exists", path, err)
+	}
+	return r.ok, r.st, w, nil
+}
+
+// ChildrenWatch is ChildrenW whose watch can be given up (see Watch): it
+// fires when the node's children change or the node is deleted.
+func (c *Client) ChildrenWatch(ctx context.Context, path string) ([]string, *zk.Stat, *Watch, error) {
+	r, w, err := c.watchRead(ctx, path, watchChildren)
+	return r.kids, r.st, w, aclErr("children", path, err)
+}
+
+// watchRead reads path as kind reads it, with a shared watch.
+func (c *Client) watchRead(ctx context.Context, path string, kind watchKind) (watchRead, *Watch, error) {
 	full, err := c.abs(path)
 	if err != nil {
-		return nil, nil, nil, err
+		return watchRead{}, nil, err
 	}
-	type reply struct {
-		data []byte
-		st   *zk.Stat
-		w    *Watch
-	}
-	var out reply
+	var out watchRead
+	var w *Watch
 	err = c.Do(ctx, func(ctx context.Context) error {
 		conn, up, err := c.connUp(ctx)
 		if err != nil {
 			return err
 		}
-		// The request returns as soon as ctx ends; a watch the server set
-		// for it then fires into a channel no one reads (see drain).
-		data, st, w, err := c.watches.getWatch(ctx, conn, up, full)
-		r := reply{data, st, w}
-		out = r
+		r, wt, err := c.watches.getWatch(ctx, conn, up, full, kind)
+		out, w = r, wt
 		return err
 	})
-	return out.data, out.st, out.w, err
+	if err != nil {
+		w.Stop() // a watch set by a read that failed after all (none today)
+		return watchRead{}, nil, err
+	}
+	return out, w, nil
 }
 
-// DataWatches reports the server data watches GetWatch has set that have
-// not fired yet, and how many Watches still wait on them. (Two callers
-// that watch one node at the same instant may each set one; later callers
-// join.) A waiter that
-// gave up has stopped its Watch, so under a long-held lock the first stays
-// at one per watched node and the second at the number of live waiters.
+// DataWatches reports the one-shot watches that GetWatch, ExistsWatch
+// and ChildrenWatch have set and that have neither fired nor been given
+// up, and how many Watches still wait on them. (Two callers that watch one
+// node at the same instant may each set one; later callers join.) A
+// waiter that gave up has stopped its Watch, so under a long-held lock the
+// first stays at one per watched node and the second at the number of
+// live waiters, and both fall to zero once every waiter has gone.
 func (c *Client) DataWatches() (watches, waiting int) {
 	if c == nil {
 		return 0, 0

@@ -22,7 +22,7 @@ func TestWatchZeroAndNil(t *testing.T) {
 // shared entry is gone; a stopped one gets nothing; Events works too.
 func TestWatchFansOut(t *testing.T) {
 	s := &watchSet{m: map[watchKey]*sharedWatch{}, all: map[*sharedWatch]struct{}{}}
-	key := watchKey{nil, nil, "/a"}
+	key := watchKey{nil, nil, "/a", watchData}
 	raw := make(chan zk.Event, 1)
 	sh := &sharedWatch{key: key, raw: raw, fired: make(chan struct{}), subs: map[*Watch]struct{}{}}
 	s.m[key], s.all[sh] = sh, struct{}{}
@@ -63,25 +63,30 @@ func TestWatchFansOut(t *testing.T) {
 	a.Stop() // after the event: nothing to remove, no panic
 }
 
-// TestWatchDrain: a server watch whose every caller gave up before it fired
-// is forgotten once it fires.
-func TestWatchDrain(t *testing.T) {
+// TestWatchStopForgets: a shared watch whose every caller gave up before
+// it fired is forgotten at once (no goroutine waits for its event), and a
+// later event on its channel changes nothing.
+func TestWatchStopForgets(t *testing.T) {
 	s := &watchSet{m: map[watchKey]*sharedWatch{}, all: map[*sharedWatch]struct{}{}}
-	key := watchKey{nil, nil, "/a"}
+	key := watchKey{nil, nil, "/a", watchData}
 	raw := make(chan zk.Event, 1)
 	sh := &sharedWatch{key: key, raw: raw, fired: make(chan struct{}), subs: map[*Watch]struct{}{}}
 	s.m[key], s.all[sh] = sh, struct{}{}
 	s.mu.Lock()
-	a := s.joinLocked(sh)
+	a, b := s.joinLocked(sh), s.joinLocked(sh)
 	s.mu.Unlock()
 	a.Stop()
-	a.Stop()
+	if n, m := len(s.m), len(s.all); n != 1 || m != 1 {
+		t.Fatalf("%d shared watches (%d unfired) after one of two callers gave up, want 1 (1)", n, m)
+	}
+	b.Stop()
+	b.Stop()
+	if n, m := len(s.m), len(s.all); n != 0 || m != 0 {
+		t.Fatalf("%d shared watches (%d unfired) left after every caller gave up", n, m)
+	}
 	raw <- zk.Event{Type: zk.EventNodeDataChanged, Path: "/a"}
 	close(raw)
-	<-sh.fired
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if n, m := len(s.m), len(s.all); n != 0 || m != 0 {
-		t.Fatalf("%d shared watches (%d unfired) left after the event", n, m)
+	if isClosedChan(sh.fired) {
+		t.Fatal("a given-up watch recorded an event")
 	}
 }

@@ -87,6 +87,20 @@ func TestZeroClient(t *testing.T) {
 			}
 			return typed("GetWatch", err)
 		},
+		"ExistsWatch": func() error {
+			_, _, w, err := c.ExistsWatch(ctx, "/x")
+			if w != nil {
+				return fmt.Errorf("zero Client.ExistsWatch: a watch")
+			}
+			return typed("ExistsWatch", err)
+		},
+		"ChildrenWatch": func() error {
+			_, _, w, err := c.ChildrenWatch(ctx, "/x")
+			if w != nil {
+				return fmt.Errorf("zero Client.ChildrenWatch: a watch")
+			}
+			return typed("ChildrenWatch", err)
+		},
 		"DataWatches": func() error {
 			if n, m := c.DataWatches(); n != 0 || m != 0 {
 				return fmt.Errorf("zero Client.DataWatches: %d, %d", n, m)
