@@ -59,6 +59,7 @@ func (d *Double) Enter(ctx context.Context) error {
 	}
 	octx, stop := withClose(ctx, d.closing)
 	defer stop()
+	defer d.disarmReady()
 	e := &entry{d: d}
 	round, err := e.run(octx)
 	if err != nil && e.sess != nil && e.sess.Err() != nil && octx.Err() == nil {
@@ -172,26 +173,32 @@ func (e *entry) create(ctx context.Context) error {
 }
 
 // armReady reports whether the ready node exists (and its stat), keeping
-// one existence watch on it for the handle: a watch that has not fired yet
-// is kept (it fires on any later change), one that fired is set again. So
-// a member that waits, gives up and enters again leaves at most one watch
-// in the connection's watch table, whatever the number of its calls.
+// one existence watch on it for the call: a watch that has not fired yet
+// is kept (it fires on any later change), one that fired is set again. The
+// call gives it up when it ends (disarmReady), so a member that waits and
+// gives up leaves no watch behind.
 func (d *Double) armReady(ctx context.Context) (bool, *zk.Stat, error) {
 	if d.readyW != nil {
 		select {
 		case <-d.readyW:
-			d.readyW = nil
+			d.disarmReady()
 		default:
 			ok, st, err := d.c.Exists(ctx, d.ready)
 			return ok, st, err
 		}
 	}
-	ok, st, ch, err := d.c.ExistsW(ctx, d.ready)
+	ok, st, w, err := d.c.ExistsWatch(ctx, d.ready)
 	if err != nil {
 		return false, nil, err
 	}
-	d.readyW = ch
+	d.readyWatch, d.readyW = w, w.Events()
 	return ok, st, nil
+}
+
+// disarmReady gives up the watch on the ready node, fired or not.
+func (d *Double) disarmReady() {
+	d.readyWatch.Stop()
+	d.readyWatch, d.readyW = nil, nil
 }
 
 // open is the count reaching n: it creates the ready node in one
@@ -240,7 +247,7 @@ func (e *entry) wait(ctx context.Context, watch string) error {
 	}
 	select {
 	case <-d.readyW:
-		d.readyW = nil
+		d.disarmReady()
 	case <-other:
 	case <-e.sess.Done():
 	case <-ctx.Done():

@@ -82,7 +82,7 @@ func (e *entry) older(ctx context.Context, rst *zk.Stat, kids []string) (string,
 func (e *entry) dropReady(ctx context.Context, rst *zk.Stat) error {
 	select {
 	case <-e.d.readyW:
-		e.d.readyW = nil
+		e.d.disarmReady()
 		return nil
 	default:
 	}

@@ -8,6 +8,7 @@ import (
 
 // onReply applies what a read or listing found.
 func (l *loop) onReply(r *reply) {
+	l.keepWatch(r)
 	if r.epoch != l.epoch {
 		return // an earlier session's: everything is being read again
 	}
@@ -184,6 +185,7 @@ func (l *loop) remove(e *entry) {
 		}
 		x.gone, x.live = true, false
 		delete(c.index, x.path)
+		l.dropWatches(x.path)
 	})
 	if parent != nil {
 		parent.removeKid(e)

@@ -67,6 +67,7 @@ type reply struct {
 	stat   zk.Stat
 	kids   []string
 	err    error
+	watch  *client.Watch // the per-node mode's watch the read set, if any
 }
 
 // inbox takes the replies of the persistent mode's reads, which come on
@@ -123,10 +124,11 @@ type loop struct {
 	epochCtx    context.Context
 	cancelEpoch context.CancelFunc
 
-	queue    []job      // jobs waiting for a slot
-	inFlight int        // reads in flight
-	goFlight int        // of those, the ones on goroutines of their own
-	replies  chan reply // the per-node mode's reads, each on a goroutine (made on first use)
+	queue    []job                   // jobs waiting for a slot
+	inFlight int                     // reads in flight
+	goFlight int                     // of those, the ones on goroutines of their own
+	replies  chan reply              // the per-node mode's reads, each on a goroutine (made on first use)
+	watches  map[string]*nodeWatches // the per-node mode's watches, by path
 
 	// The persistent mode's reads go out in batches with no goroutine
 	// (access.Reads); their replies come through inbox.
@@ -174,6 +176,7 @@ func (l *loop) run() {
 		l.session = sess.ID()
 	}
 	defer l.removeWatch()
+	defer l.stopWatches()
 	defer l.drain()
 	l.schedule(l.c.root, readNode)
 	for {
@@ -232,7 +235,8 @@ func (l *loop) drain() {
 		l.retryTimer.Stop()
 	}
 	for ; l.goFlight > 0; l.goFlight-- {
-		<-l.replies
+		r := <-l.replies
+		r.watch.Stop()
 	}
 }
 
@@ -340,6 +344,7 @@ func (l *loop) onNotification(ev zk.Event) {
 	l.c.mu.RLock()
 	e := l.c.index[ev.Path]
 	l.c.mu.RUnlock()
+	l.firedWatches(ev.Path, ev.Type)
 	if e == nil {
 		return
 	}
@@ -364,6 +369,7 @@ func (l *loop) onState(st client.StateChange) {
 	switch st.State {
 	case client.StateLost:
 		l.newEpoch()
+		l.stopWatches() // the session's watches went with it
 		l.queue = nil
 		l.retry = nil
 		if l.retryTimer != nil {

@@ -20,7 +20,7 @@ type keeper struct {
 	n  *Node
 	cl *client.Client
 
-	watch     <-chan zk.Event // the watch on watchPath, until it fires
+	watch     *client.Watch // the watch on watchPath, until it fires (given up when the keeper ends)
 	watchPath string
 	czxid     int64           // the node the handle holds (0: none), told apart from a later one at the same path
 	owner     int64           // its ephemeral owner (0: persistent)
@@ -87,7 +87,7 @@ func (k *keeper) run(states <-chan client.StateChange) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-k.watch: // fired or dropped: look again
+		case <-k.watch.Events(): // fired or dropped: look again
 			k.watch, due = nil, true
 		case <-n.poke:
 			due = true
@@ -212,7 +212,9 @@ func (k *keeper) check(ctx context.Context, path string) (bool, *zk.Stat, error)
 	if k.watch != nil && k.watchPath == path {
 		return k.cl.Exists(ctx, path)
 	}
-	ok, st, w, err := k.cl.ExistsW(ctx, path)
+	k.watch.Stop() // on another path, if any
+	k.watch = nil
+	ok, st, w, err := k.cl.ExistsWatch(ctx, path)
 	if err != nil {
 		return false, nil, err
 	}
@@ -300,6 +302,8 @@ func (k *keeper) clientClosed() {
 
 // finish deletes the node when the keeper ends because of Close.
 func (k *keeper) finish() {
+	k.watch.Stop()
+	k.watch = nil
 	n := k.n
 	n.mu.Lock()
 	closing, early, ctx := n.phase == closed, n.early, n.closeCtx

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/go-zkrecipes/zkrecipes/client"
 	iq "github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
 )
@@ -408,18 +409,27 @@ func (c *consumer) processed(ctx context.Context, t *taken, next *entry) (*taken
 // it is a container) is watched for its creation; a delay queue's first
 // item not yet due sets a timer.
 func (q *core) watchTake(ctx context.Context) (*taken, error) {
+	// Each pass's watches are given up when it ends, whether they fired
+	// or not: a consumer that stops leaves none behind.
+	var ev, lev *client.Watch
+	defer func() { ev.Stop(); lev.Stop() }()
 	for {
+		ev.Stop()
+		lev.Stop()
+		ev, lev = nil, nil
 		if ctx.Err() != nil {
 			return nil, nil
 		}
-		names, _, ev, err := q.cl.ChildrenW(ctx, q.path)
+		names, _, w, err := q.cl.ChildrenWatch(ctx, q.path)
+		ev = w
 		if errors.Is(err, zk.ErrNoNode) {
-			ok, _, xev, err := q.cl.ExistsW(ctx, q.path)
+			ok, _, xev, err := q.cl.ExistsWatch(ctx, q.path)
 			if err != nil {
 				return nil, err
 			}
+			ev = xev
 			if !ok {
-				waitEvent(ctx, xev, nil, q.closeCtx, time.Time{})
+				waitEvent(ctx, ev, nil, q.closeCtx, time.Time{})
 			}
 			continue
 		}
@@ -449,7 +459,7 @@ func (q *core) watchTake(ctx context.Context) (*taken, error) {
 		// Every due item is held by another consumer: wait for the first
 		// one's lock to go too (its consumer committed, gave it up, or its
 		// session ended), which changes nothing in the queue itself.
-		_, _, lev, err := q.cl.GetW(ctx, q.lockPath+"/"+held.first)
+		_, _, lev, err = q.cl.GetWatch(ctx, q.lockPath+"/"+held.first)
 		switch {
 		case errors.Is(err, zk.ErrNoNode):
 			continue
@@ -462,7 +472,7 @@ func (q *core) watchTake(ctx context.Context) (*taken, error) {
 
 // waitEvent waits for a watch event, ctx, Close or the instant at (none
 // when zero).
-func waitEvent(ctx context.Context, ev, ev2 <-chan zk.Event, closing context.Context, at time.Time) {
+func waitEvent(ctx context.Context, ev, ev2 *client.Watch, closing context.Context, at time.Time) {
 	var timer <-chan time.Time
 	if !at.IsZero() {
 		t := time.NewTimer(max(time.Until(at), time.Millisecond))
@@ -470,8 +480,8 @@ func waitEvent(ctx context.Context, ev, ev2 <-chan zk.Event, closing context.Con
 		timer = t.C
 	}
 	select {
-	case <-ev:
-	case <-ev2:
+	case <-ev.Events():
+	case <-ev2.Events():
 	case <-timer:
 	case <-ctx.Done():
 	case <-closing.Done():

@@ -46,13 +46,17 @@ func (q *core) checkSize(n int) error {
 
 // putSize is the largest request a node of data bytes named name-prefix
 // can need: its create, and for a lock-safe queue the transaction that
-// requeues it (two deletes and the create).
+// requeues it (two deletes and the create, its data marked with a count of
+// failed attempts) or moves it to the dead-letter path.
 func (q *core) putSize(prefix string, data int) int {
 	item := q.full + "/" + prefix + "0000000000"
 	n := createSize(item, data)
 	if q.lockSafe() {
 		lock := q.lockFull + "/" + prefix + "0000000000"
-		n = max(n, multiSize(deleteBody(item), deleteBody(lock), createBody(item, data)))
+		n = max(n, multiSize(deleteBody(item), deleteBody(lock), createBody(item, data+attemptsSize)))
+		if q.deadFull != "" {
+			n = max(n, multiSize(deleteBody(item), deleteBody(lock), createBody(q.deadFull+"/"+prefix+"0000000000", data)))
+		}
 	}
 	return n
 }
@@ -123,20 +127,23 @@ func (q *core) waitRoom(ctx context.Context) error {
 		if !ok || int(st.NumChildren) < q.o.maxItems {
 			return nil
 		}
-		kids, _, ev, err := q.cl.ChildrenW(ctx, q.path)
+		kids, _, w, err := q.cl.ChildrenWatch(ctx, q.path)
 		switch {
 		case errors.Is(err, zk.ErrNoNode):
 			return nil
 		case err != nil:
 			return q.full2(ctx, err)
 		case len(kids) < q.o.maxItems:
-			return nil // the watch left fires once, on the next change
+			w.Stop()
+			return nil
 		}
 		select {
-		case <-ev:
+		case <-w.Events():
 		case <-ctx.Done():
+			w.Stop()
 			return q.full2(ctx, ctx.Err())
 		case <-q.closeCtx.Done():
+			w.Stop()
 			return q.errClosed()
 		}
 	}

@@ -165,11 +165,15 @@ func (s *Semaphore) lockMutex(ctx context.Context, wait bool) error {
 // watchFull reports true as soon as the leases directory has at least the
 // limit's number of children, false when ctx ends first (or it cannot tell).
 func (s *Semaphore) watchFull(ctx context.Context) bool {
+	var w *client.Watch
+	defer func() { w.Stop() }()
 	for {
-		kids, _, ch, err := s.c.ChildrenW(ctx, s.leases)
+		w.Stop()
+		kids, _, cw, err := s.c.ChildrenWatch(ctx, s.leases)
+		w = cw
 		if errors.Is(err, zk.ErrNoNode) {
 			var ok bool
-			ok, _, ch, err = s.c.ExistsW(ctx, s.leases)
+			ok, _, w, err = s.c.ExistsWatch(ctx, s.leases)
 			if err == nil && ok {
 				continue
 			}
@@ -187,7 +191,7 @@ func (s *Semaphore) watchFull(ctx context.Context) bool {
 			return true
 		}
 		select {
-		case <-ch:
+		case <-w.Events():
 		case <-ctx.Done():
 			return false
 		}
@@ -241,6 +245,8 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 		defer cancel()
 		limitChanged = ch
 	}
+	var w *client.Watch // the leases' children: given up whenever the wait ends
+	defer func() { w.Stop() }()
 	for {
 		if queue.IsClosed(sess.Done()) {
 			return nil, false, fmt.Errorf("zkrecipes: waiting for a lease: %w", sess.Err())
@@ -248,11 +254,13 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 		if queue.IsClosed(mutexLost) {
 			return nil, false, errMutexLost
 		}
-		kids, ch, disc, ok, err := first.Take(ctx, names...)
+		w.Stop()
+		kids, lw, disc, ok, err := first.Take(ctx, names...)
 		first = nil
+		w = lw
 		if !ok && err == nil {
 			disc = s.c.Disconnected()
-			kids, _, ch, err = s.c.ChildrenW(ctx, s.leases)
+			kids, _, w, err = s.c.ChildrenWatch(ctx, s.leases)
 		}
 		if errors.Is(err, zk.ErrNoNode) {
 			return nil, false, ErrLeaseDeleted // the directory went, so did our nodes
@@ -279,7 +287,7 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 			return nil, false, ErrNoLeases
 		}
 		select {
-		case <-ch:
+		case <-w.Events():
 		case <-limitChanged:
 		case <-sess.Done():
 		case <-mutexLost:

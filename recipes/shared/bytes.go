@@ -179,7 +179,7 @@ func (b *Bytes) run(states <-chan client.StateChange, unsub func(), ready chan<-
 
 // load makes and reads the node until it succeeds, Close, or an error that
 // will not pass.
-func (b *Bytes) load(states <-chan client.StateChange) (<-chan zk.Event, error) {
+func (b *Bytes) load(states <-chan client.StateChange) (*client.Watch, error) {
 	delay := minRetry
 	for {
 		w, err := b.first(b.stopCtx)
@@ -208,7 +208,7 @@ func finalErr(err error) bool {
 }
 
 // first makes the node if it is missing and reads it with a data watch.
-func (b *Bytes) first(ctx context.Context) (<-chan zk.Event, error) {
+func (b *Bytes) first(ctx context.Context) (*client.Watch, error) {
 	for {
 		_, createErr := b.cl.Create(ctx, b.path, b.seed, zk.FlagPersistent, client.WithParents())
 		// The server checks the parent's ACL before whether the node
@@ -217,7 +217,7 @@ func (b *Bytes) first(ctx context.Context) (<-chan zk.Event, error) {
 		if createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) && !denied {
 			return nil, createErr
 		}
-		data, st, w, err := b.cl.GetW(ctx, b.path)
+		data, st, w, err := b.cl.GetWatch(ctx, b.path)
 		switch {
 		case errors.Is(err, zk.ErrNoNode) && denied:
 			return nil, createErr // missing, and this client may not make it

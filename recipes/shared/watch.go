@@ -39,9 +39,11 @@ func (b *Bytes) sleep(states <-chan client.StateChange, d time.Duration) bool {
 
 // watch keeps the held value current until Close or the client closes: it
 // reads the node again after every watch event, after every (re)connect,
-// and after a failed read. w is the watch Start left on the node.
-func (b *Bytes) watch(states <-chan client.StateChange, w <-chan zk.Event) {
+// and after a failed read. w is the watch Start left on the node; the one
+// in place when it returns is given up, so a closed value leaves no watch.
+func (b *Bytes) watch(states <-chan client.StateChange, w *client.Watch) {
 	defer func() {
+		w.Stop()
 		b.mu.Lock()
 		b.closeEventsLocked()
 		b.mu.Unlock()
@@ -75,7 +77,7 @@ func (b *Bytes) watch(states <-chan client.StateChange, w <-chan zk.Event) {
 		select {
 		case <-b.stopCtx.Done():
 			return
-		case <-w: // fired or dropped; the channel is done either way
+		case <-w.Events(): // fired or dropped; the watch is done either way
 			w, due = nil, true
 		case <-retryC:
 			retryC = nil
@@ -96,7 +98,7 @@ func (b *Bytes) watch(states <-chan client.StateChange, w <-chan zk.Event) {
 // else a plain read suffices (the watch survives a reconnect to the same
 // session, and fires with EventNotWatching when the session is gone). It
 // returns the watch to wait on.
-func (b *Bytes) refresh(w <-chan zk.Event) (<-chan zk.Event, error) {
+func (b *Bytes) refresh(w *client.Watch) (*client.Watch, error) {
 	ctx := b.stopCtx
 	if w != nil {
 		data, st, err := b.cl.Get(ctx, b.path)
@@ -111,7 +113,7 @@ func (b *Bytes) refresh(w <-chan zk.Event) (<-chan zk.Event, error) {
 		return w, nil
 	}
 	for {
-		data, st, next, err := b.cl.GetW(ctx, b.path)
+		data, st, next, err := b.cl.GetWatch(ctx, b.path)
 		if err == nil {
 			b.observe(data, st, true)
 			return next, nil
@@ -119,7 +121,7 @@ func (b *Bytes) refresh(w <-chan zk.Event) (<-chan zk.Event, error) {
 		if !errors.Is(err, zk.ErrNoNode) {
 			return nil, err
 		}
-		ok, _, next, err := b.cl.ExistsW(ctx, b.path)
+		ok, _, next, err := b.cl.ExistsWatch(ctx, b.path)
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +130,7 @@ func (b *Bytes) refresh(w <-chan zk.Event) (<-chan zk.Event, error) {
 			return next, nil
 		}
 		// Created again between the two reads: read it, with a data watch.
-		// The existence watch just set fires on the next change, harmlessly.
+		next.Stop()
 	}
 }
 
