@@ -39,7 +39,7 @@ func Participants(ctx context.Context, c *client.Client, path string) ([]Partici
 	if err := checkArgs(c, path); err != nil {
 		return nil, err
 	}
-	ps, err := queue.New(c, path, markers...).Participants(ctx)
+	ps, err := participants(ctx, c, path)
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +55,32 @@ func Participants(ctx context.Context, c *client.Client, path string) ([]Partici
 		out[0].Value, _ = proclaimedBy(data, pathpkg.Base(out[0].Node))
 	}
 	return out, nil
+}
+
+// participants reads the election's nodes that exist, in queue order. When
+// none of those listed is left by the time it is read, it lists again (as
+// long as ctx lasts), so that none is reported only when a listing had
+// none.
+func participants(ctx context.Context, c *client.Client, path string) ([]queue.Participant, error) {
+	q := queue.New(c, path, markers...)
+	for {
+		ps, err := q.Participants(ctx)
+		if err != nil || len(ps) > 0 {
+			return ps, err
+		}
+		kids, _, err := c.Children(ctx, path)
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+			return nil, nil
+		case err != nil:
+			return nil, err
+		case len(queue.Sorted(kids, markers)) == 0:
+			return nil, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // Leader returns the leader of the election at path: the first node in
@@ -87,21 +113,38 @@ func Leader(ctx context.Context, c *client.Client, path string) (Participant, er
 // none), the election node's stat, and with watch set the watches to wait
 // on.
 type leaderRead struct {
-	p    *Participant
-	st   *zk.Stat        // the election node's, nil when it is missing
-	kids <-chan zk.Event // the next change of dir's children (or of its existence)
-	data *client.Watch   // the next change of dir's data (a Proclaim); nil when dir is missing
+	p     *Participant
+	st    *zk.Stat        // the election node's, nil when it is missing
+	kids  <-chan zk.Event // the next change of dir's children (or of its existence)
+	kidsW *client.Watch   // the watch kids comes from (nil: none to give up)
+	data  *client.Watch   // the next change of dir's data (a Proclaim); nil when dir is missing
+}
+
+// stop gives up r's watches, fired or not.
+func (r *leaderRead) stop() {
+	r.kidsW.Stop()
+	r.data.Stop()
+}
+
+// watchKids sets r's children watch to w (giving up the one before).
+func (r *leaderRead) watchKids(w *client.Watch) {
+	r.kidsW.Stop()
+	r.kidsW, r.kids = w, w.Events()
 }
 
 // leader reads the first existing node under dir, and the value it
-// proclaimed. With watch set it also watches dir's children (or its
-// existence when it is missing) and dir's data.
+// proclaimed. A listing whose nodes are all gone when read is taken again:
+// no leader (a nil p) means a listing with none. With watch set it also
+// watches dir's children (or its existence when it is missing) and dir's
+// data.
 func leader(ctx context.Context, c *client.Client, dir string, watch bool) (leaderRead, error) {
 	var r leaderRead
 	var kids []string
 	var err error
 	if watch {
-		kids, _, r.kids, err = c.ChildrenW(ctx, dir)
+		var w *client.Watch
+		kids, _, w, err = c.ChildrenWatch(ctx, dir)
+		r.watchKids(w)
 	} else {
 		kids, _, err = c.Children(ctx, dir)
 	}
@@ -109,16 +152,19 @@ func leader(ctx context.Context, c *client.Client, dir string, watch bool) (lead
 		if !watch {
 			return leaderRead{}, nil
 		}
-		ok, _, ech, err := c.ExistsW(ctx, dir)
+		ok, _, ew, err := c.ExistsWatch(ctx, dir)
 		if err != nil {
 			return leaderRead{}, err
 		}
 		if ok { // made meanwhile: look again at once
+			ew.Stop()
 			return leaderRead{kids: closedEvents()}, nil
 		}
-		return leaderRead{kids: ech}, nil
+		r.watchKids(ew)
+		return r, nil
 	}
 	if err != nil {
+		r.stop()
 		return leaderRead{}, err
 	}
 	var proclaimed []byte
@@ -130,26 +176,61 @@ func leader(ctx context.Context, c *client.Client, dir string, watch bool) (lead
 	switch {
 	case errors.Is(err, zk.ErrNoNode): // deleted since the listing: no leader
 		r.data.Stop()
-		return leaderRead{kids: r.kids}, nil
+		return leaderRead{kids: r.kids, kidsW: r.kidsW}, nil
 	case err != nil:
-		r.data.Stop()
+		r.stop()
 		return leaderRead{}, err
 	}
-	for _, n := range queue.Sorted(kids, markers) {
-		p := pathpkg.Join(dir, n.Name)
-		data, st, err := c.Get(ctx, p)
-		if errors.Is(err, zk.ErrNoNode) {
-			continue
+	for {
+		nodes := queue.Sorted(kids, markers)
+		for _, n := range nodes {
+			p := pathpkg.Join(dir, n.Name)
+			data, st, err := c.Get(ctx, p)
+			if errors.Is(err, zk.ErrNoNode) {
+				continue
+			}
+			if err != nil {
+				r.stop()
+				return leaderRead{}, err
+			}
+			r.p = &Participant{ID: string(data), Node: p, Token: st.Czxid, Leader: true}
+			r.p.Value, _ = proclaimedBy(proclaimed, n.Name)
+			return r, nil
 		}
-		if err != nil {
-			r.data.Stop()
+		if len(nodes) == 0 { // nobody takes part
+			return r, nil
+		}
+		// Every node listed was gone when read: the listing is out of
+		// date (the lead may have passed on several times meanwhile) and
+		// says nothing of who leads now. List again, for as long as ctx
+		// lasts: only an empty listing means no leader. The election
+		// node's data read above stays: a value proclaimed since is newer
+		// than that read, and fires the data watch set with it (watch).
+		if err := ctx.Err(); err != nil {
+			r.stop()
 			return leaderRead{}, err
 		}
-		r.p = &Participant{ID: string(data), Node: p, Token: st.Czxid, Leader: true}
-		r.p.Value, _ = proclaimedBy(proclaimed, n.Name)
-		return r, nil
+		var again []string
+		if watch {
+			// The old listing's child watch has fired (a listed node
+			// was deleted): this listing's replaces it, one at a time.
+			var w *client.Watch
+			again, _, w, err = c.ChildrenWatch(ctx, dir)
+			if w != nil {
+				r.watchKids(w)
+			}
+		} else {
+			again, _, err = c.Children(ctx, dir)
+		}
+		switch {
+		case errors.Is(err, zk.ErrNoNode): // the path went too: nobody takes part
+			return r, nil
+		case err != nil:
+			r.stop()
+			return leaderRead{}, err
+		}
+		kids = again
 	}
-	return r, nil
 }
 
 func closedEvents() <-chan zk.Event {

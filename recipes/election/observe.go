@@ -96,7 +96,7 @@ func observe(ctx context.Context, c *client.Client, path string, out chan Observ
 				states = nil
 			}
 		}
-		r.data.Stop()
+		r.stop()
 	}
 }
 
