@@ -77,7 +77,8 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error)
 // GetW is Get that also leaves a data watch on the node. The channel gets one
 // event: the node changed or was deleted, or (zk.EventNotWatching) the watch
 // was dropped because its session or connection ended. A call abandoned
-// because ctx ended may still leave its watch, with no one to read it.
+// because ctx ended leaves no watch behind. The watch cannot be given up
+// once set: GetWatch's can.
 func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
 	full, err := c.abs(path)
 	if err != nil {
@@ -118,7 +119,8 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *zk.Stat, error
 }
 
 // ExistsW is Exists that leaves a watch, whether or not the node exists.
-// A call abandoned because ctx ended may still leave its watch.
+// A call abandoned because ctx ended leaves no watch behind; ExistsWatch's
+// watch can be given up.
 func (c *Client) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, <-chan zk.Event, error) {
 	full, err := c.abs(path)
 	if err != nil {
@@ -145,7 +147,8 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat,
 }
 
 // ChildrenW is Children that leaves a child watch on the node. A call
-// abandoned because ctx ended may still leave its watch.
+// abandoned because ctx ended leaves no watch behind; ChildrenWatch's
+// watch can be given up.
 func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
 	full, err := c.abs(path)
 	if err != nil {
