@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/go-zkrecipes/zkrecipes/client/internal/wire"
@@ -17,6 +18,13 @@ import (
 // namespace, as every other operation here takes them (the requests given
 // are not modified). A lock's OwnerCheck is such an op: with it, the
 // transaction commits only while the lock is held.
+//
+// A transaction the server refused because of one of its ops fails with an
+// *OpError naming that op by its index among ops, its kind and its path as
+// given; it unwraps to the server's answer, so errors.Is(err, zk.ErrNoNode)
+// and the like match. The results then say the same: the failing op's
+// MultiResponse carries the error, those before it none, those after it
+// zk.ErrRuntimeInconsistency.
 //
 // Like Set, a Multi whose reply was lost is retried and may then find its
 // own earlier commit (zk.ErrNodeExists, zk.ErrBadVersion): design
@@ -38,14 +46,20 @@ func (c *Client) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 		}
 	}
 	out, err := runOne(c, ctx, func(ctx context.Context, conn *wire.Conn) ([]zk.MultiResponse, error) {
-		return conn.Multi(ctx, abs...)
+		res, err := conn.Multi(ctx, abs...)
+		return res, failedOp(ops, res, err)
 	})
 	for i := range out {
 		if out[i].String != "" {
 			out[i].String = c.rel(out[i].String)
 		}
 	}
-	return out, aclErr("multi", multiPath(ops), err)
+	path := multiPath(ops)
+	var oe *OpError
+	if errors.As(err, &oe) {
+		path = oe.Path
+	}
+	return out, aclErr("multi", path, err)
 }
 
 // absOp copies one Multi op with its path under the namespace. The copy owns
@@ -90,7 +104,8 @@ func copyOp[T any](c *Client, o *T, path func(*T) *string) (*T, error) {
 	return &cp, err
 }
 
-// multiPath names a transaction in an error by its first op's path.
+// multiPath names a transaction in an error by its first op's path (by
+// the failing op's, when the server said which).
 func multiPath(ops []any) string {
 	if len(ops) == 0 {
 		return ""
