@@ -27,6 +27,7 @@ type core struct {
 	path, full   string // the queue's path, relative to the namespace and under it
 	lockPath     string // "" when not lock-safe
 	lockFull     string
+	deadFull     string // the dead-letter path under the namespace; "" for none
 	consumerPath string
 	o            options
 	log          *slog.Logger
@@ -73,16 +74,27 @@ func newCore(c *client.Client, k kind, path string, opts []Option) (*core, error
 			return nil, err
 		}
 	}
-	for _, p := range []struct{ name, path string }{{"lock path", o.lockPath}, {"consumer path", o.consumerPath}} {
+	for _, p := range []struct{ name, path string }{{"lock path", o.lockPath}, {"consumer path", o.consumerPath}, {"dead-letter path", o.deadLetter}} {
 		if p.path == "" {
 			continue
 		}
-		if p.path == path || strings.HasPrefix(p.path, path+"/") || strings.HasPrefix(path, p.path+"/") {
+		if overlap(p.path, path) {
 			return nil, &client.PathError{Path: p.path, Reason: fmt.Sprintf("the %s must be neither the queue's path %s, nor under it, nor above it", p.name, path)}
 		}
 	}
-	if o.lockPath != "" && (o.lockPath == o.consumerPath || strings.HasPrefix(o.consumerPath, o.lockPath+"/") || strings.HasPrefix(o.lockPath, o.consumerPath+"/")) {
+	if o.lockPath != "" && overlap(o.lockPath, o.consumerPath) {
 		return nil, &client.PathError{Path: o.lockPath, Reason: "the lock path and the consumer path must be apart"}
+	}
+	if o.deadLetter != "" {
+		for _, p := range []struct{ name, path string }{{"lock path", o.lockPath}, {"consumer path", o.consumerPath}} {
+			if p.path != "" && overlap(o.deadLetter, p.path) {
+				return nil, &client.PathError{Path: o.deadLetter, Reason: fmt.Sprintf("the dead-letter path and the %s %s must be apart", p.name, p.path)}
+			}
+		}
+		// Its item names must make valid paths too.
+		if err := client.ValidatePath(o.deadLetter + "/" + k.prefix() + "0000000000"); err != nil {
+			return nil, err
+		}
 	}
 	idle, err := mutex.New(c, o.consumerPath+"/idle")
 	if err != nil {
@@ -94,9 +106,18 @@ func newCore(c *client.Client, k kind, path string, opts []Option) (*core, error
 	if o.lockPath != "" {
 		q.lockPath, q.lockFull = o.lockPath, access.Full(c, o.lockPath)
 	}
+	if o.deadLetter != "" {
+		q.deadFull = access.Full(c, o.deadLetter)
+	}
 	q.lockData = fmt.Appendf(iq.DefaultData(), " zkrecipes-queue %s", uuid.NewString())
 	q.closeCtx, q.cancel = context.WithCancel(context.Background())
 	return q, nil
+}
+
+// overlap reports whether paths a and b are the same node, or one is under
+// the other.
+func overlap(a, b string) bool {
+	return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
 }
 
 // lockSafe reports whether the queue has a lock path.

@@ -63,6 +63,39 @@
 // requeued with the items from k on: those before were processed and are
 // not handed over again (Curator requeues the whole node).
 //
+// # Failed attempts: backoff and dead letters
+//
+// On a lock-safe queue in Requeue mode, an attempt at an item fails when
+// its handler returns an error, or when its removal is refused because of
+// an op the handler gave Item.CommitWith (a create under a missing parent,
+// a lock's owner check made after its Unlock): the Requeued event's error
+// is then a *client.OpError naming that op by its index among the ops
+// given to CommitWith for the node (from 0) and its path as given.
+// Curator requeues a failed item at once, for ever, so a commit that can
+// never succeed spins, a transaction a turn. Here the consumer keeps the
+// item's lock for a backoff before it requeues it, so that no consumer,
+// Java or Go, takes it meanwhile: DefaultRequeueBackoff (100 ms) after the
+// item's first failure, doubled at each further one up to
+// DefaultMaxRequeueBackoff (5 s) (WithRequeueBackoff). Each failure is
+// logged at Warn with the item's node, the attempt's number and, for a
+// refused commit, the op's index and path. Close, or the end of the ctx
+// of Consume, cuts a backoff short: the item is requeued at once.
+//
+// The count travels with the item: a requeued node carries it after the
+// end marker of Curator's format, where Curator's reader stops (Java
+// consumers read the node as ever; a Java consumer's requeue starts the
+// count again), and every Go consumer, in any process, goes on from it
+// (Item.Attempts). By default a failed item is requeued for ever, as
+// Curator does. WithMaxAttempts(n) gives it up after its n-th failed
+// attempt: deleted (a Dropped event), or, with WithDeadLetterPath, moved
+// under the dead-letter path in one transaction with its removal (a
+// DeadLettered event; DefaultMaxAttempts, 5, when only the path is
+// given). A dead-letter path holds its items as a queue of the same kind
+// would (their names' prefixes, Curator's format), so a queue handle on it
+// reads, retries or empties them. A handler stopped because its ctx ended
+// has not failed: its item is released, or requeued, at once, its count
+// unchanged.
+//
 // # Puts
 //
 // Put returns once the item is in the queue (Curator's putInBackground

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -39,8 +40,15 @@ var (
 	// ErrLost is wrapped by the error of a CommitLost event: the session
 	// holding an item's lock ended before its removal was confirmed, so
 	// another consumer may process the item again, or the removal may
-	// have committed unseen.
-	ErrLost = errors.New("zkrecipes: queue item's lock was lost")
+	// have committed unseen. It is also the cause of a lock-safe
+	// handler's ctx once the item's lock may be gone. A lost item is a
+	// lost holding: ErrLost wraps zkrecipes.ErrLost, so errors.Is matches
+	// either.
+	ErrLost = errs.Named("zkrecipes: queue item's lock was lost", zkrecipes.ErrLost)
+	// ErrMaxAttempts is wrapped, with the last failure, by the error of
+	// the Dropped or DeadLettered event of an item given up after its
+	// last attempt (WithMaxAttempts, WithDeadLetterPath).
+	ErrMaxAttempts = errors.New("zkrecipes: queue item failed its last attempt")
 )
 
 // MaybeAppliedError is the error of a put whose create was sent and whose

@@ -15,11 +15,16 @@ const (
 	// Requeued: a lock-safe handler returned an error (Requeue mode), or
 	// a commit given with Item.CommitWith was refused: the item went back
 	// to the tail of the queue under its id, priority or due time (of a
-	// node from PutMulti, the items not processed yet). Err is why.
+	// node from PutMulti, the items not processed yet), after a backoff
+	// (WithRequeueBackoff). Err is why: the handler's error, or for a
+	// refused commit a *client.OpError naming the op by its index among
+	// the ops given to CommitWith for the node (from 0) and its path.
 	Requeued EventType = iota + 1
 	// Dropped: a handler returned an error and the item is gone: Delete
-	// mode, or a queue without lock path (where it was removed before its
-	// handler ran, as in Curator). Err is the handler's error.
+	// mode, a queue without lock path (where it was removed before its
+	// handler ran, as in Curator), or an item whose last attempt failed
+	// (WithMaxAttempts, no dead-letter path: Err wraps ErrMaxAttempts).
+	// Err is the handler's error, or the refused commit's.
 	Dropped
 	// Corrupt: an item node's data is not in Curator's item format; it
 	// was removed, unprocessed (Curator does the same). Err wraps
@@ -40,11 +45,18 @@ const (
 	// Foreign: a child of the queue that is no item of this kind (its
 	// name lacks the prefix); it is skipped. Told once per name.
 	Foreign
+	// DeadLettered: lock-safe: the item's last attempt failed
+	// (WithMaxAttempts) and it was moved to the dead-letter path
+	// (WithDeadLetterPath), in one transaction with its removal.
+	// DeadLetter is its new node; Err wraps ErrMaxAttempts and the last
+	// failure.
+	DeadLettered
 )
 
 // String names the type.
 func (t EventType) String() string {
-	return enum.Name(t, Requeued, "EventType", "REQUEUED", "DROPPED", "CORRUPT", "COMMIT_LOST", "RELEASED", "MAYBE_LOST", "FOREIGN")
+	return enum.Name(t, Requeued, "EventType", "REQUEUED", "DROPPED", "CORRUPT", "COMMIT_LOST", "RELEASED", "MAYBE_LOST", "FOREIGN",
+		"DEAD_LETTERED")
 }
 
 // Event is one thing that happened to an item, as a consumer of this
@@ -56,14 +68,22 @@ type Event struct {
 	Node string
 	// Err says why (nil for Foreign).
 	Err error
+	// DeadLetter is, for DeadLettered, the item's node under the
+	// dead-letter path (relative to the client's namespace); "" when the
+	// move's reply was lost (it was made all the same).
+	DeadLetter string
 }
 
 // String is the event in one line.
 func (e Event) String() string {
-	if e.Err == nil {
-		return fmt.Sprintf("%v %s", e.Type, e.Node)
+	s := fmt.Sprintf("%v %s", e.Type, e.Node)
+	if e.DeadLetter != "" {
+		s += " -> " + e.DeadLetter
 	}
-	return fmt.Sprintf("%v %s: %v", e.Type, e.Node, e.Err)
+	if e.Err == nil {
+		return s
+	}
+	return fmt.Sprintf("%s: %v", s, e.Err)
 }
 
 // events returns a new subscription: every event from now on, in order,

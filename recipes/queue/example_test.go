@@ -85,6 +85,67 @@ func ExampleItem_CommitWith() {
 	// Output: ok <nil>
 }
 
+// A job whose commit can never succeed (its record's parent does not
+// exist) is handed over again after a growing backoff, each failure logged
+// at Warn with the failing op; after its third attempt it is moved to the
+// dead-letter path, which a queue handle reads like any other.
+func ExampleWithDeadLetterPath() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := connect(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	jobs, _ := queue.New(c, "/examples/dead/jobs", queue.WithLockPath("/examples/dead/jobs-locks"),
+		queue.WithMaxAttempts(3), queue.WithDeadLetterPath("/examples/dead/failed"))
+	defer jobs.Close(context.Background())
+	events, unsubscribe := jobs.Events()
+	defer unsubscribe()
+	_ = jobs.Put(ctx, []byte("job-1"))
+
+	cctx, stop := context.WithCancel(ctx)
+	last := make(chan queue.Event, 1)
+	go func() {
+		for ev := range events {
+			if ev.Type == queue.DeadLettered {
+				last <- ev
+				stop()
+				return
+			}
+		}
+	}()
+	err = jobs.Consume(cctx, func(ctx context.Context, it *queue.Item) error {
+		fmt.Println("attempt", it.Attempts+1)
+		return it.CommitWith(&zk.CreateRequest{Path: "/examples/dead/no-such-parent/" + string(it.Data)})
+	})
+	fmt.Println("consume:", err)
+	ev := <-last
+	fmt.Println(ev.Type, errors.Is(ev.Err, queue.ErrMaxAttempts), errors.Is(ev.Err, zk.ErrNoNode))
+	var op *client.OpError
+	if errors.As(ev.Err, &op) {
+		fmt.Println("failing op:", op.Index, op.Op, op.Path)
+	}
+
+	failed, _ := queue.New(c, "/examples/dead/failed")
+	defer failed.Close(context.Background())
+	dctx, dstop := context.WithCancel(ctx)
+	_ = failed.Consume(dctx, func(ctx context.Context, it *queue.Item) error {
+		defer dstop()
+		fmt.Println("dead letter:", string(it.Data))
+		return nil
+	})
+	// Output:
+	// attempt 1
+	// attempt 2
+	// attempt 3
+	// consume: context canceled
+	// DEAD_LETTERED true true
+	// failing op: 0 create /examples/dead/no-such-parent/job-1
+	// dead letter: job-1
+}
+
 // Items come out lowest priority number first, whatever their put order.
 func ExamplePriorityQueue() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

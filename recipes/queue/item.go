@@ -50,10 +50,14 @@ type Item struct {
 	Priority int32
 	// Due is when the item became due (DelayQueue; zero otherwise).
 	Due time.Time
+	// Attempts is, on a lock-safe queue, how many attempts at the item's
+	// node failed before this one, as Go consumers count them (see
+	// WithMaxAttempts): 0 the first time.
+	Attempts int
 
 	mu     sync.Mutex
 	commit *commitOps // lock-safe: the ops of the node's removal; nil otherwise
-	ops    []any
+	ops    userOps
 	sealed bool
 	q      *core
 }
@@ -61,6 +65,25 @@ type Item struct {
 // commitOps is the size budget of one node's removal transaction.
 type commitOps struct {
 	size int // the transaction's size so far, in bytes
+}
+
+// userOps are the ops handlers gave CommitWith, in order: the copies sent
+// (paths under the namespace), and each op as given, to name it in an
+// error.
+type userOps struct {
+	ops   []any
+	names []opName
+}
+
+// opName is an op as a handler gave it: its kind ("create", "delete",
+// "set", "check", as client.OpError names them) and its path, relative to
+// the client's namespace.
+type opName struct{ kind, path string }
+
+// add appends more.
+func (u *userOps) add(more userOps) {
+	u.ops = append(u.ops, more.ops...)
+	u.names = append(u.names, more.names...)
 }
 
 // CommitWith adds ops to the transaction that removes the item's node
@@ -72,7 +95,9 @@ type commitOps struct {
 // *zk.SetDataRequest, *zk.CheckVersionRequest) with paths relative to the
 // client's namespace; they are copied. If the transaction fails because of
 // one of them, the item is handled as if the handler had failed (a
-// Requeued or Dropped event). Call it from the handler, before it returns;
+// Requeued or Dropped event, whose error is a *client.OpError naming the
+// op by its index among the ops given to CommitWith for the item's node,
+// from 0, and its path as given). Call it from the handler, before it returns;
 // an error wrapping ErrNotLockSafe without a lock path,
 // zkrecipes.ErrInvalidArgument for a bad op or a call after the handler
 // returned, a *TooLargeError when the transaction would exceed the
@@ -84,15 +109,16 @@ func (it *Item) CommitWith(ops ...any) error {
 	if it.commit == nil {
 		return it.q.wrap("commit with", ErrNotLockSafe)
 	}
-	copies := make([]any, 0, len(ops))
+	copies := userOps{ops: make([]any, 0, len(ops)), names: make([]opName, 0, len(ops))}
 	size := 0
 	cl := it.q.cl
 	for _, op := range ops {
-		cp, n, err := copyOp(cl, op)
+		cp, name, n, err := copyOp(cl, op)
 		if err != nil {
 			return err
 		}
-		copies = append(copies, cp)
+		copies.ops = append(copies.ops, cp)
+		copies.names = append(copies.names, name)
 		size += 9 + n
 	}
 	it.mu.Lock()
@@ -104,12 +130,12 @@ func (it *Item) CommitWith(ops ...any) error {
 		return err
 	}
 	it.commit.size += size
-	it.ops = append(it.ops, copies...)
+	it.ops.add(copies)
 	return nil
 }
 
 // seal ends the handler's use of the item and returns its ops.
-func (it *Item) seal() []any {
+func (it *Item) seal() userOps {
 	it.mu.Lock()
 	defer it.mu.Unlock()
 	it.sealed = true
@@ -117,8 +143,8 @@ func (it *Item) seal() []any {
 }
 
 // copyOp checks and copies one op for a removal transaction, with its path
-// under c's namespace, and returns its body's size.
-func copyOp(c *client.Client, op any) (any, int, error) {
+// under c's namespace, and returns its name as given and its body's size.
+func copyOp(c *client.Client, op any) (any, opName, int, error) {
 	path := func(p string) (string, error) {
 		if err := client.ValidatePath(p); err != nil {
 			return "", err
@@ -130,23 +156,24 @@ func copyOp(c *client.Client, op any) (any, int, error) {
 		if o != nil {
 			p, err := path(o.Path)
 			cp := &zk.CreateRequest{Path: p, Data: bytes.Clone(o.Data), Acl: slices.Clone(o.Acl), Flags: o.Flags}
-			return cp, createBody(p, len(o.Data)), err
+			return cp, opName{"create", o.Path}, createBody(p, len(o.Data)), err
 		}
 	case *zk.DeleteRequest:
 		if o != nil {
 			p, err := path(o.Path)
-			return &zk.DeleteRequest{Path: p, Version: o.Version}, deleteBody(p), err
+			return &zk.DeleteRequest{Path: p, Version: o.Version}, opName{"delete", o.Path}, deleteBody(p), err
 		}
 	case *zk.SetDataRequest:
 		if o != nil {
 			p, err := path(o.Path)
-			return &zk.SetDataRequest{Path: p, Data: bytes.Clone(o.Data), Version: o.Version}, 4 + len(p) + 4 + len(o.Data) + 4, err
+			return &zk.SetDataRequest{Path: p, Data: bytes.Clone(o.Data), Version: o.Version}, opName{"set", o.Path},
+				4 + len(p) + 4 + len(o.Data) + 4, err
 		}
 	case *zk.CheckVersionRequest:
 		if o != nil {
 			p, err := path(o.Path)
-			return &zk.CheckVersionRequest{Path: p, Version: o.Version}, deleteBody(p), err
+			return &zk.CheckVersionRequest{Path: p, Version: o.Version}, opName{"check", o.Path}, deleteBody(p), err
 		}
 	}
-	return nil, 0, invalidArg("unsupported transaction op %T", op)
+	return nil, opName{}, 0, invalidArg("unsupported transaction op %T", op)
 }

@@ -1,6 +1,8 @@
 package queue
 
 import (
+	"time"
+
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/enum"
 )
@@ -20,11 +22,33 @@ type options struct {
 	refreshSet    bool
 	maxBuffer     int
 	sessionLossOK bool // the handler's ctx ends only when the session is lost
+
+	// A failed item's requeues (lock-safe, Requeue mode): see attempts.go.
+	maxAttempts  int    // give an item up after this many failed attempts; 0 for never
+	deadLetter   string // where a given-up item goes; "" to delete it
+	backoffFirst time.Duration
+	backoffMax   time.Duration
+	attemptsSet  bool // WithMaxAttempts, WithDeadLetterPath or WithRequeueBackoff was given
 }
 
 // DefaultMaxBuffer is ZooKeeper's default jute.maxbuffer (0xfffff bytes):
 // the largest request a server takes before it drops the connection.
 const DefaultMaxBuffer = 0xfffff
+
+// The defaults of a failed item's requeues (lock-safe, Requeue mode).
+const (
+	// DefaultRequeueBackoff is how long a consumer keeps an item after its
+	// first failed attempt before it requeues it (WithRequeueBackoff);
+	// each further failure of the item doubles it.
+	DefaultRequeueBackoff = 100 * time.Millisecond
+	// DefaultMaxRequeueBackoff bounds that wait (WithRequeueBackoff).
+	DefaultMaxRequeueBackoff = 5 * time.Second
+	// DefaultMaxAttempts is how many failed attempts a queue with a
+	// dead-letter path (WithDeadLetterPath) allows an item before it moves
+	// it there, unless WithMaxAttempts says otherwise. Without a
+	// dead-letter path an item is requeued for ever, as Curator does.
+	DefaultMaxAttempts = 5
+)
 
 // ErrorMode says what a lock-safe consumer does with an item whose handler
 // returned an error (Curator's ErrorMode).
@@ -86,6 +110,76 @@ func WithErrorMode(m ErrorMode) Option {
 			return invalidArg("unknown error mode %d", int(m))
 		}
 		o.errorMode, o.errorModeSet = m, true
+		return nil
+	}
+}
+
+// WithMaxAttempts gives an item up after n failed attempts (lock-safe,
+// Requeue mode): an attempt fails when its handler returns an error, or
+// when its removal is refused because of an op the handler gave
+// Item.CommitWith (a create under a missing parent, an owner check of a
+// lock released meanwhile). After the n-th, the item is moved to the
+// dead-letter path (WithDeadLetterPath: a DeadLettered event) or, without
+// one, deleted (a Dropped event); both events' errors wrap
+// ErrMaxAttempts and the last failure, and the item is logged at Warn.
+// Until then each failure requeues the item after a backoff
+// (WithRequeueBackoff). n must be positive; 1 gives an item up at its
+// first failure. Default: never (Curator's REQUEUE requeues for ever), or
+// DefaultMaxAttempts with a dead-letter path. Attempts are counted in the
+// item's node (see the package documentation), by every Go consumer of the
+// queue; a Java consumer's requeue starts the count again.
+func WithMaxAttempts(n int) Option {
+	return func(o *options) error {
+		if n <= 0 {
+			return invalidArg("max attempts %d: must be positive", n)
+		}
+		o.maxAttempts, o.attemptsSet = n, true
+		return nil
+	}
+}
+
+// WithDeadLetterPath makes a lock-safe queue move an item it gives up
+// (WithMaxAttempts; DefaultMaxAttempts when not given) under p instead of
+// deleting it: in one transaction with its removal, the item's node is
+// created again under p, with its name's prefix (so its id, priority or
+// due time) and its items (of a node from PutMulti, those not processed),
+// in Curator's format. The dead-letter path is thus a queue of the same
+// kind: a handle made with New (NewID, ...) on p reads, retries or
+// empties it. Its node is made, as a container, when the first item goes
+// there. p must differ from the queue's path, its lock path and its
+// consumer path, and be neither under nor above any of them.
+func WithDeadLetterPath(p string) Option {
+	return func(o *options) error {
+		if err := client.ValidatePath(p); err != nil {
+			return err
+		}
+		if p == "/" {
+			return &client.PathError{Path: p, Reason: "a dead-letter path needs a node of its own, not the root"}
+		}
+		o.deadLetter, o.attemptsSet = p, true
+		return nil
+	}
+}
+
+// WithRequeueBackoff sets how long a lock-safe consumer keeps an item whose
+// attempt failed before it requeues it (Requeue mode): first after the
+// first failure, twice as long after each further one, up to max (default
+// DefaultRequeueBackoff and DefaultMaxRequeueBackoff: 0.1, 0.2, 0.4, 0.8,
+// 1.6, 3.2, then 5 s). The item's lock is held meanwhile, so no consumer,
+// Java or Go, takes it; the consumer that failed it waits too (Close, or
+// the end of the ctx of Consume, cuts the wait short and requeues at
+// once). A handler that stopped because its ctx ended is not a failure:
+// its item is requeued or released at once. first must be positive, max
+// at least first.
+func WithRequeueBackoff(first, max time.Duration) Option {
+	return func(o *options) error {
+		if first <= 0 {
+			return invalidArg("requeue backoff %v: must be positive", first)
+		}
+		if max < first {
+			return invalidArg("max requeue backoff %v: must be at least the first, %v", max, first)
+		}
+		o.backoffFirst, o.backoffMax, o.attemptsSet = first, max, true
 		return nil
 	}
 }
@@ -153,7 +247,8 @@ func WithLostOnSessionLossOnly() Option {
 
 // apply runs opts over the defaults of kind k.
 func apply(k kind, opts []Option) (options, error) {
-	o := options{refreshAfter: -1, maxBuffer: DefaultMaxBuffer}
+	o := options{refreshAfter: -1, maxBuffer: DefaultMaxBuffer,
+		backoffFirst: DefaultRequeueBackoff, backoffMax: DefaultMaxRequeueBackoff}
 	if k == kindPriority {
 		o.refreshAfter = 0
 	}
@@ -167,6 +262,15 @@ func apply(k kind, opts []Option) (options, error) {
 	}
 	if o.errorModeSet && o.lockPath == "" {
 		return o, invalidArg("an error mode needs a lock path (WithLockPath)")
+	}
+	if o.attemptsSet && o.lockPath == "" {
+		return o, invalidArg("max attempts, a dead-letter path and a requeue backoff need a lock path (WithLockPath): without one an item is removed before its handler runs")
+	}
+	if o.attemptsSet && o.errorMode == Delete {
+		return o, invalidArg("max attempts, a dead-letter path and a requeue backoff apply to the Requeue error mode: Delete removes a failed item at once (for a dead letter at the first failure, use WithMaxAttempts(1))")
+	}
+	if o.deadLetter != "" && o.maxAttempts == 0 {
+		o.maxAttempts = DefaultMaxAttempts
 	}
 	return o, nil
 }

@@ -186,7 +186,7 @@ func (q *core) removeOne(ctx context.Context, e entry) (bool, error) {
 	case err != nil || t == nil:
 		return false, err
 	}
-	err = q.commit(t, q.removeOps(t, nil), nil)
+	_, err = q.commit(t, q.removeOps(t, userOps{}).ops, nil)
 	var refused *failedOpError
 	if errors.As(err, &refused) {
 		return false, q.release(t.sess, t.lock) // the item went meanwhile
