@@ -157,7 +157,9 @@ func (c *Conn) unpendFailed(rs []*request) {
 // Whether the server has removeWatches (ZooKeeper 3.5+), as the Conn
 // knows it. A server before 3.5 answers an opcode it does not know with an
 // error and then closes the connection, so the Conn asks first, once: it
-// looks for /zookeeper/config, which every server since 3.5 has.
+// looks for /zookeeper/config, which every server since 3.5 has, with a
+// getACL (not a read of data, children or existence, so a count of those
+// per connection stays what the recipes' own waits make it).
 const (
 	removalUnknown int32 = iota // not asked yet
 	removalAsking               // the question is in flight: removals wait for it
@@ -211,12 +213,12 @@ const configNode = "/zookeeper/config"
 // sends the removals waiting for the answer once it is in. c.mu must be
 // held, with a link.
 func (c *Conn) askRemovalLocked() {
-	r := kindRequest(opExists, replyStat, false, 0, "")
+	r := kindRequest(opGetACL, replyNone, false, 0, "")
 	r.adone = func(a *access.Reply) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		switch {
-		case a.Err == nil:
+		case a.Err == nil, errors.Is(a.Err, zk.ErrNoAuth): // the node is there
 			c.removal = removalYes
 		case errors.Is(a.Err, zk.ErrNoNode):
 			c.removal = removalNo
@@ -236,7 +238,7 @@ func (c *Conn) askRemovalLocked() {
 			c.removeOrphanLocked(sw)
 		}
 	}
-	c.link.queueLocked(r, func(e *encoder) { encodePathWatch(e, configNode, false) })
+	c.link.queueLocked(r, func(e *encoder) { encodePath(e, configNode) })
 	c.link.flushLocked(false)
 }
 
