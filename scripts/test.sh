@@ -18,8 +18,9 @@
 #      without a replace, against the root module packed at the version it
 #      requires (scripts/check-contrib-user.sh, about 10 s);
 #   5. the wire, cache and election suites (and the persistent watches'
-#      tests) again with -race on ZooKeeper 3.9.3, the local backend with the
-#      jars scripts/install-deps.sh fetched (ZK_VERSION; about 2.5 minutes).
+#      tests), and the given-up waits' (integration/abandonit), again with
+#      -race on ZooKeeper 3.9.3, the local backend with the jars
+#      scripts/install-deps.sh fetched (ZK_VERSION; about 3.5 minutes).
 # If no Docker engine can be had, it says so loudly and runs everything on the
 # local backend instead. A skipped test fails the run: nothing may be skipped.
 set -uo pipefail
@@ -107,8 +108,8 @@ for dir in "${contrib[@]}"; do
 done
 
 # Issue 27: the same suites on ZooKeeper 3.9 as on Debian's 3.8.
-echo "test: wire, cache and election suites on ZooKeeper 3.9.3 (ZK_VERSION, local backend)"
-ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v ./client/internal/wire/ ./integration/cacheit/ >>"$log" 2>&1 || status=1
+echo "test: wire, cache, given-up waits and election suites on ZooKeeper 3.9.3 (ZK_VERSION, local backend)"
+ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v ./client/internal/wire/ ./integration/cacheit/ ./integration/abandonit/ >>"$log" 2>&1 || status=1
 ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v \
 	-run '^(TestElection|TestLatch|TestRun|TestClientPersistent)' ./integration/ >>"$log" 2>&1 || status=1
 
