@@ -1,5 +1,7 @@
-// Package client is zkrecipes' ZooKeeper session manager, built on
-// github.com/go-zookeeper/zk.
+// Package client is zkrecipes' ZooKeeper session manager, built on its own
+// connection layer (the jute codec and connection loop of
+// client/internal/wire). It speaks github.com/go-zookeeper/zk's types:
+// zk.Stat, zk.ACL, its error values, create flags and event types.
 //
 // A Client is made with New (no I/O) and connected with Start. It tells its
 // users, in order and without ever dropping one, the four connection states

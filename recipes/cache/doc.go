@@ -30,12 +30,16 @@
 //
 // # Faults
 //
-// A reconnect within the session brings no storm: the client sets the
+// Changes made while the cache was disconnected arrive as the right events
+// after a reconnect within the session; what is read again depends on the
+// cache's watches (see Watches). With a watch per node, the client sets the
 // watches again, the server fires those whose nodes changed meanwhile, and
-// only those nodes are read again, so changes made while the cache was
-// disconnected arrive as the right events. After a session loss every watch
-// is gone: once a new session is up the cache reads its whole view again and
-// emits only the differences. Reads that fail are tried again (at once on a
+// only those nodes are read again. With the persistent watch the server
+// replays nothing, so the cache reads every node again (in batches, setting
+// no watch) and lists only those whose child version moved. Either way only
+// the differences become events. After a session loss every watch is gone:
+// once a new session is up the cache reads its whole view again and emits
+// only the differences. Reads that fail are tried again (at once on a
 // reconnect); the view keeps its last content meanwhile.
 //
 // # Watches
@@ -44,12 +48,12 @@
 // a whole subtree, which Curator 5's CuratorCache uses. A cache of a whole
 // subtree sets one on its root (client.AddWatch) before its first read; its
 // reads set no watch and go out in batches, and Close removes the watch. A
-// reconnect replays nothing for it: the cache then reads every node again
-// and lists those whose child version moved. A cache with WithDepth or
-// WithSingleNode, WithWatchPerNode, or on a server without addWatch, sets
-// what Curator's TreeCache sets: a data watch on every cached node and a
-// child watch on every node whose children are cached (an existence watch on
-// the root while it is missing). Notifications reach the cache through the
+// reconnect, within the session or not, replays nothing for it: the cache
+// then reads every node again and lists those whose child version moved. A
+// cache with WithDepth or WithSingleNode, WithWatchPerNode, or on a server
+// without addWatch, sets what Curator's TreeCache sets: a data watch on
+// every cached node and a child watch on every node whose children are
+// cached (an existence watch on the root while it is missing). Notifications reach the cache through the
 // client's one NodeEvents stream, so the cache runs no goroutine per watch.
 // Those watches are one-shot: each notification is followed by a read that
 // sets the next, and at most one read and one listing of a node are in

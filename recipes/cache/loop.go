@@ -40,9 +40,11 @@ import (
 // Why nothing is missed: within a session the client sets every watch
 // again after a reconnect, and the server then fires those whose node
 // changed meanwhile, so changes made while disconnected arrive as
-// notifications. A read that failed is retried (at once when the connection
-// is back). When the session is lost its watches are gone: every known node
-// is read and listed again, and only the differences become events.
+// notifications (the per-node mode; the persistent mode, whose watch the
+// server does not replay, reads every node again: see persist.go). A read
+// that failed is retried (at once when the connection is back). When the
+// session is lost its watches are gone: every known node is read (and
+// listed) again, and only the differences become events.
 
 type jobKind uint8
 

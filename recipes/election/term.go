@@ -77,9 +77,12 @@ func (t *Term) Session() *client.Session {
 }
 
 // Context is cancelled the moment leadership may be gone; context.Cause
-// says why: zkrecipes.ErrLost, ErrInterrupted, ErrResigned, zkrecipes.ErrClosed, or the cause
-// of the context Run was given. A nil or zero Term's is already cancelled,
-// with cause zkrecipes.ErrInvalidArgument.
+// says why: zkrecipes.ErrLost when the holding may be gone (a suspension,
+// the session's loss, the node deleted, or the client's Close, which ends
+// its session), ErrInterrupted after Interrupt, ErrResigned once Run's lead
+// function returned, zkrecipes.ErrClosed after the Latch's own Close, or
+// the cause of the context Run was given. A nil or zero Term's is already
+// cancelled, with cause zkrecipes.ErrInvalidArgument.
 func (t *Term) Context() context.Context {
 	if !t.made() {
 		return canceled

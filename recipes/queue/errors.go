@@ -10,9 +10,11 @@ import (
 )
 
 // The errors of this package. The shared sentinels (ErrClosed,
-// ErrInvalidArgument, ErrInvalidPath, ErrSessionLost) are package client's:
-// every error of a closed handle wraps zkrecipes.ErrClosed, every bad argument
-// zkrecipes.ErrInvalidArgument, and a bad path is a *client.PathError.
+// ErrInvalidArgument, ErrInvalidPath, ErrSessionLost, ErrLost) are declared
+// once in the root package, github.com/go-zkrecipes/zkrecipes: every error
+// of a closed handle wraps zkrecipes.ErrClosed, every bad argument
+// zkrecipes.ErrInvalidArgument, and a bad path is a *client.PathError, which
+// wraps zkrecipes.ErrInvalidPath.
 var (
 	// ErrMaybeApplied is wrapped by a *MaybeAppliedError: a put's create
 	// went out and its answer was lost, so the item may be in the queue
