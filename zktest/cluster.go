@@ -108,6 +108,11 @@ func Start(ctx context.Context, opts ...Option) (*Cluster, error) {
 // order: the plain ones, and the secure ones (WithTLS; else nil).
 type endpoints struct{ plain, secure []string }
 
+// dockerUnavailableOnce makes the automatic choice's notice that it falls
+// back to the local backend come once per process, however many clusters
+// the process starts: what started is logged by each Start anyway.
+var dockerUnavailableOnce sync.Once
+
 // launch picks the backend and starts the servers without waiting for them.
 func launch(ctx context.Context, cfg config) (Backend, driver, endpoints, error) {
 	switch cfg.backend {
@@ -131,7 +136,9 @@ func launch(ctx context.Context, cfg config) (Backend, driver, endpoints, error)
 		d, eps, err := startDocker(ctx, cfg, cli)
 		return BackendDocker, d, eps, err
 	}
-	cfg.logger.Info("zktest: docker backend unavailable, trying local", "reason", dockerErr.Error())
+	dockerUnavailableOnce.Do(func() {
+		cfg.logger.Info("zktest: docker backend unavailable, trying local", "reason", dockerErr.Error())
+	})
 	lc, localErr := localAvailable(cfg.version)
 	if localErr != nil {
 		return "", nil, endpoints{}, fmt.Errorf("%w: docker: %w; local: %w", ErrNoBackend, dockerErr, localErr)

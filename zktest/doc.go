@@ -63,6 +63,10 @@
 //
 //	INFO zktest: backend=local servers=1 addrs=127.0.0.1:40121
 //
+// When the automatic choice finds docker unavailable and falls back to the
+// local backend, it says so (with the reason) in one more Info line, once
+// per process: the first such Start logs it, the later ones do not.
+//
 // # Environment
 //
 // The environment decides what the options leave open, so one test suite
