@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -73,9 +72,11 @@ replace github.com/go-zkrecipes/zkrecipes => %s
 		}
 	}
 
+	// go test puts its own GOROOT/bin first on the test binary's PATH, so
+	// this finds the go command that runs the test.
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatalf("no go command on PATH: %v", err)
 	}
 	for _, args := range [][]string{
 		{"build", "-o", os.DevNull, "./..."},

@@ -56,7 +56,6 @@ func TestRWLockReaderWakesOnce(t *testing.T) {
 	require.Equal(t, int64(1), listings(link)-listBase, "R's first listing")
 
 	// W1 hands over to W2: R is not woken.
-	wakeBase := queue.BenchWakeups()
 	writers[0].mustRelease(t)
 	writers[1].mustAcquire(t)
 	time.Sleep(100 * time.Millisecond)
@@ -69,7 +68,7 @@ func TestRWLockReaderWakesOnce(t *testing.T) {
 	pending(t, got, rwQuiet, "R behind W3")
 
 	// W3 goes: only R waits now, so every wakeup from here on is R's.
-	wakeBase = queue.BenchWakeups()
+	wakeBase := queue.BenchWakeups()
 	writers[2].mustRelease(t)
 	require.NoError(t, await(t, got, rwPatience, "R"))
 	require.Equal(t, int64(1), queue.BenchWakeups()-wakeBase, "R's wakeups")

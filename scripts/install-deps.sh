@@ -6,8 +6,9 @@
 # local backend runs (scripts/fetch-zk-jars.sh: 3.9.3, and 3.4.13 without
 # addWatch). Also Debian's redis-server and mariadb-server, whose programs
 # examples/fencing and integration/fencingit run as throwaway processes on
-# loopback (never as system services: none is started here). Idempotent: does
-# nothing when everything is present.
+# loopback (never as system services: none is started here). And staticcheck,
+# which scripts/test.sh runs, with the go command at a pinned version (into
+# /usr/local/bin). Idempotent: does nothing when everything is present.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -24,6 +25,20 @@ zk_versions() {
 	bash fetch-zk-jars.sh 3.4.13 || echo "install-deps: WARNING: ZooKeeper 3.4.13's jars could not be fetched" >&2
 }
 
+# staticcheck is a Go tool, not a Debian package: the go command installs it
+# at the version whose checks scripts/test.sh expects to pass. Go's own bin
+# directories are looked in as scripts/test.sh does.
+staticcheck_version=v0.8.2
+export PATH="$PATH:/usr/local/go/bin"
+command -v go >/dev/null 2>&1 && PATH="$PATH:$(go env GOPATH)/bin"
+if ! command -v staticcheck >/dev/null 2>&1; then
+	echo "install-deps: installing staticcheck $staticcheck_version"
+	GOBIN=/usr/local/bin go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version" || {
+		echo "install-deps: ERROR: staticcheck could not be installed into /usr/local/bin (the go command, as root)" >&2
+		exit 1
+	}
+fi
+
 need=()
 command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
 [ -f /usr/share/java/zookeeper.jar ] || need+=(zookeeper)
@@ -34,7 +49,7 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 { [ -x /usr/sbin/mariadbd ] && command -v mariadb-install-db >/dev/null 2>&1; } || need+=(mariadb-server)
 
 if [ ${#need[@]} -eq 0 ]; then
-	echo "install-deps: zookeeper, java, curator, redis-server and mariadb-server are present"
+	echo "install-deps: zookeeper, java, curator, redis-server, mariadb-server and staticcheck are present"
 	zk_versions
 	exit 0
 fi

@@ -4,9 +4,10 @@
 #   1. Debian's zookeeper + Java (the local-process backend) and Curator's jars;
 #   2. a Docker engine (docker.io, dockerd) and a ZooKeeper image built locally
 #      from Debian's packages, for the testcontainers-go backend;
-#   3. go vet, the library import check (scripts/check-imports.sh), gofmt
-#      and the doc-comment check (scripts/checkdocs), the recipes' shape
-#      check (scripts/checkshape), then
+#   3. go vet, the library import check (scripts/check-imports.sh), gofmt,
+#      staticcheck (of this module and of each contrib module), the
+#      doc-comment check (scripts/checkdocs), the recipes' shape check
+#      (scripts/checkshape), then
 #      every test with -race on the docker backend, then a smoke subset again
 #      on the local-process backend (with the TLS and ACL tests of
 #      integration/securityit, so they run on both);
@@ -26,6 +27,8 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export PATH="$PATH:/usr/local/go/bin"
+# go install's own bin directory too, where staticcheck may be.
+command -v go >/dev/null 2>&1 && PATH="$PATH:$(go env GOPATH)/bin"
 export ZK_IMAGE="${ZK_IMAGE:-zkrecipes/zookeeper:3.8-debian}"
 export TESTCONTAINERS_RYUK_DISABLED=true
 export TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
@@ -36,8 +39,9 @@ export GOWORK=off
 workspace="GOWORK=$PWD/go.work"
 log="$(mktemp -d)/test.log"
 
-# CHECKS_ONLY=1 runs the static checks alone (vet, imports, gofmt, doc
-# comments, the recipes' conventions): no install, no server, no test.
+# CHECKS_ONLY=1 runs the static checks alone (vet, imports, gofmt,
+# staticcheck, doc comments, the recipes' conventions): no install, no
+# server, no test.
 checks_only="${CHECKS_ONLY:-}"
 [ -n "$checks_only" ] || bash scripts/install-deps.sh || exit 1
 
@@ -80,6 +84,20 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 
+# staticcheck (scripts/install-deps.sh installs it): any finding fails the
+# run. The root module without the workspace, as go vet; each contrib module
+# in it.
+echo "test: staticcheck ./... (no finding may remain)"
+command -v staticcheck >/dev/null 2>&1 || {
+	echo "test: staticcheck: FAIL: not installed (scripts/install-deps.sh installs it)" >&2
+	exit 1
+}
+staticcheck ./... || exit 1
+for dir in "${contrib[@]}"; do
+	echo "test: staticcheck ./... in $dir (in the workspace)"
+	(cd "$dir" && env "$workspace" staticcheck ./...) || exit 1
+done
+
 echo "test: exported identifiers of the library and the harness have doc comments"
 go run ./scripts/checkdocs doc.go errors.go client retry internal recipes zktest integration/zerocheck integration/lockdebate "${contrib[@]}" || exit 1
 
@@ -99,7 +117,7 @@ if [ "$backend" = docker ]; then
 		-run 'Smoke|TestClientLifecycle|TestClientShortCutKeepsSession|TestClientLongCutLosesSession|TestMutexExclusion|TestCuratorInteropMutex' \
 		./integration/ >>"$log" 2>&1 || status=1
 	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends|TestTLSCluster' ./zktest/ >>"$log" 2>&1 || status=1
-	# TLS and ACLs on a real server, on both backends (issue 18): the whole package again.
+	# TLS and ACLs on a real server, on both backends: the whole package again.
 	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./integration/securityit/ >>"$log" 2>&1 || status=1
 fi
 for dir in "${contrib[@]}"; do
@@ -107,7 +125,7 @@ for dir in "${contrib[@]}"; do
 	(cd "$dir" && env "$workspace" ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./...) >>"$log" 2>&1 || status=1
 done
 
-# Issue 27: the same suites on ZooKeeper 3.9 as on Debian's 3.8.
+# The same suites on ZooKeeper 3.9 as on Debian's 3.8.
 echo "test: wire, cache, given-up waits and election suites on ZooKeeper 3.9.3 (ZK_VERSION, local backend)"
 ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v ./client/internal/wire/ ./integration/cacheit/ ./integration/abandonit/ >>"$log" 2>&1 || status=1
 ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v \

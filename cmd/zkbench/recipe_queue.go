@@ -163,7 +163,6 @@ func (t *queueTally) expect(n int, measure bool) <-chan struct{} {
 // queueWorker is one session: a producer or a consumer.
 type queueWorker struct {
 	q     *queue.Queue
-	stop  func()
 	close func()
 }
 

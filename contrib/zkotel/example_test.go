@@ -49,7 +49,7 @@ func Example() {
 		if h, ok := m.Data.(metricdata.Histogram[float64]); ok && m.Name == "zkrecipes.acquire.duration" {
 			p := h.DataPoints[0]
 			outcome, _ := p.Attributes.Value(zkotel.AttrOutcome)
-			fmt.Printf("%s (%s): %d wait, outcome %s\n", m.Name, m.Unit, p.Count, outcome.Emit())
+			fmt.Printf("%s (%s): %d wait, outcome %s\n", m.Name, m.Unit, p.Count, outcome.String())
 		}
 	}
 	// Output:

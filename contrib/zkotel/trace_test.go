@@ -36,7 +36,7 @@ func spanNamed(tb testing.TB, spans tracetest.SpanStubs, name string) tracetest.
 func attr(s tracetest.SpanStub, k attribute.Key) string {
 	for _, a := range s.Attributes {
 		if a.Key == k {
-			return a.Value.Emit()
+			return a.Value.String()
 		}
 	}
 	return ""

@@ -114,7 +114,7 @@ func redisFailoverRound(ctx context.Context, cfg RedisFailoverConfig) (twoHolder
 	defer cancel()
 	ok, err := a.tryAcquire(actx)
 	if err != nil || !ok {
-		return false, false, fmt.Errorf("A did not get the free lock on the primary (%v)", err)
+		return false, false, fmt.Errorf("client A did not get the free lock on the primary (%v)", err)
 	}
 	granted := time.Now()
 	if cfg.Replicated {
@@ -147,7 +147,7 @@ func redisFailoverRound(ctx context.Context, cfg RedisFailoverConfig) (twoHolder
 	b := &redisLock{rdb: r, key: "lock", value: "B", lease: cfg.Lease}
 	ok, err = b.tryAcquire(actx)
 	if err != nil {
-		return false, kept, fmt.Errorf("B on the promoted replica: %w", err)
+		return false, kept, fmt.Errorf("client B on the promoted replica: %w", err)
 	}
 	return ok && time.Since(granted) < cfg.Lease, kept, nil
 }

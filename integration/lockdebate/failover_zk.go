@@ -118,7 +118,7 @@ func zkFailoverRound(ctx context.Context, cluster *zktest.Cluster, cfg ZKFailove
 	}
 
 	if err := ma.Lock(ctx); err != nil {
-		return false, false, fmt.Errorf("A: %w", err)
+		return false, false, fmt.Errorf("client A: %w", err)
 	}
 	aNode, aSession := ma.Node(), ca.Session()
 	killErr := cluster.KillServer(ctx, leader) // right after the grant
@@ -153,7 +153,7 @@ func zkFailoverRound(ctx context.Context, cluster *zktest.Cluster, cfg ZKFailove
 	kept, _, err = ca.Exists(ectx, aNode)
 	ecancel()
 	if err != nil {
-		return false, false, errors.Join(fmt.Errorf("A: look for its node after the failover: %w", err), ma.Unlock(ctx))
+		return false, false, errors.Join(fmt.Errorf("client A: look for its node after the failover: %w", err), ma.Unlock(ctx))
 	}
 	// Did A's session live through the election? A session never comes
 	// back once ended, so if the connection that answered is still on it,
@@ -174,13 +174,13 @@ func zkFailoverRound(ctx context.Context, cluster *zktest.Cluster, cfg ZKFailove
 	releasing.Store(true)
 	uerr := ma.Unlock(ctx)
 	if uerr != nil && !errors.Is(uerr, zkrecipes.ErrLost) {
-		return false, kept, fmt.Errorf("A's unlock: %w", uerr)
+		return false, kept, fmt.Errorf("client A's unlock: %w", uerr)
 	}
 	if !early {
 		g = <-granted
 	}
 	if g.err != nil {
-		return false, kept, fmt.Errorf("B: %w", g.err)
+		return false, kept, fmt.Errorf("client B: %w", g.err)
 	}
 	// Two holders: B got the lock before A began to release it while A's
 	// holding could not have ended (its Lost() open, its node there, or its

@@ -131,11 +131,11 @@ func takeOver(ctx context.Context, b *contender, l lockHandle, n int, r *Round) 
 	tctx, cancel := context.WithTimeout(ctx, takeOverTimeout)
 	defer cancel()
 	if err := l.acquire(tctx); err != nil {
-		return fmt.Errorf("B did not get the lock while A was stopped: %w", err)
+		return fmt.Errorf("contender B did not get the lock while A was stopped: %w", err)
 	}
 	token, err := l.token(tctx)
 	if err != nil {
-		return errors.Join(fmt.Errorf("B's fencing token: %w", err), l.release(tctx))
+		return errors.Join(fmt.Errorf("contender B's fencing token: %w", err), l.release(tctx))
 	}
 	r.TokenB = token
 	ok, err := b.write(tctx, n, "write", token)
@@ -159,7 +159,7 @@ func releaseB(ctx context.Context, l lockHandle) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("B's release: %w", err)
+		return fmt.Errorf("contender B's release: %w", err)
 	}
 	return nil
 }

@@ -171,25 +171,6 @@ func until(t *testing.T, d time.Duration, problem func() string) {
 	}
 }
 
-// expire loses the client's session: its link is cut until the client gives
-// the session up (Lost, after a session timeout), then restored; it returns
-// once the client has a new session, which it returns. The server expires
-// the old session in its own time.
-func (r *rig) expire() *client.Session {
-	r.t.Helper()
-	states, cancel := r.c.Subscribe()
-	defer cancel()
-	old := r.c.Session()
-	r.link.Cut()
-	itest.WaitState(r.t, states, client.StateLost, old.ID(), 30*time.Second)
-	r.link.Restore()
-	ev := itest.WaitState(r.t, states, client.StateReconnected, 0, 30*time.Second)
-	require.NotEqual(r.t, old.ID(), ev.SessionID, "the session survived")
-	s, err := r.c.WaitSession(r.ctx(10 * time.Second))
-	require.NoError(r.t, err)
-	return s
-}
-
 // nextEvent returns the node's next event, failing the test when none comes within d.
 func nextEvent(t *testing.T, events <-chan node.Event, d time.Duration) node.Event {
 	t.Helper()

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
@@ -76,9 +75,3 @@ func otherCA(t testing.TB) *x509.CertPool {
 
 // ctxT is a context that ends after d or at the test's end.
 func ctxT(t testing.TB, d time.Duration) context.Context { return itest.Ctx(t, d) }
-
-// digest is the ACL entry of a digest identity, as ZooKeeper stores it.
-func digest(t testing.TB, user, password string, perms int32) zk.ACL {
-	t.Helper()
-	return zk.DigestACL(perms, user, password)[0]
-}

@@ -101,9 +101,6 @@ func (e *entry) children() []*entry {
 	return e.kids.list
 }
 
-// name is the last segment of the entry's path.
-func (e *entry) name() string { return e.path[strings.LastIndexByte(e.path, '/')+1:] }
-
 // stat is the entry's zk.Stat.
 func (e *entry) stat() zk.Stat {
 	return zk.Stat{
