@@ -17,9 +17,9 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/integration/zerocheck"
 )
 
-// TestZeroClient calls every exported method of a zero Client (issue 8,
-// point 6): each returns a typed error of this package (ErrInvalidArgument,
-// ErrNotStarted or ErrClosed), or the documented zero result for a getter;
+// TestZeroClient calls every exported method of a zero Client: each returns
+// a typed error of this package (ErrInvalidArgument, ErrNotStarted or
+// ErrClosed), or the documented zero result for a getter;
 // none panics, blocks, or leaves a goroutine or a pending delete behind.
 // No server is involved.
 func TestZeroClient(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
 )
 
-// TestChaosBarrier (issue 18, the barriers): four participants, each its
+// TestChaosBarrier (the barriers): four participants, each its
 // own client behind its own fault link, go round after round through one
 // double barrier of four (recipes/barrier.Double: Enter, a short stay,
 // Leave; a failed Enter is retried) after waiting on a gate

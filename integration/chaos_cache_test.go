@@ -10,7 +10,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
 )
 
-// TestChaosCache (issue 17, the cache): four participants, each its own
+// TestChaosCache (the cache): four participants, each its own
 // client behind its own fault link, each with a cache of its own subtree
 // (/chaos/cache/p<i>) that its neighbour writes at random (creates,
 // writes, deletes and re-creates on three levels, ephemeral leaves, the

@@ -8,7 +8,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
 )
 
-// TestChaosCounter (issue 18, the counter): four participants, each its
+// TestChaosCounter (the counter): four participants, each its
 // own client behind its own fault link, increment one recipes/counter
 // counter every few milliseconds (promoted to a lock when their optimistic
 // tries lose) under the seeded faults of TestChaosMutex plus dropped

@@ -2,7 +2,7 @@ package integration
 
 import "testing"
 
-// TestChaosLatch (issue 13, the leader latch): four participants, each its
+// TestChaosLatch (the leader latch): four participants, each its
 // own client behind its own fault link, campaign with election.Latch on
 // one path while the seeded engine cuts and blackholes links, drops
 // replies and pauses, kills, stops or restarts servers; then a calm phase.
@@ -18,7 +18,7 @@ import "testing"
 // leaks. CHAOS_SEED reruns a seed.
 func TestChaosLatch(t *testing.T) { runWorkload(t, "latch") }
 
-// TestChaosRun (issue 13, the leader loop): as TestChaosLatch, with each
+// TestChaosRun (the leader loop): as TestChaosLatch, with each
 // participant in one election.Run for the whole scenario, whose lead
 // function writes to the fenced store while its context lasts and returns
 // after a drawn hold (Run then deletes the node and campaigns again). The

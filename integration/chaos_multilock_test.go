@@ -2,7 +2,7 @@ package integration
 
 import "testing"
 
-// TestChaosMultiLock (issue 25, the multi-lock): four participants, each
+// TestChaosMultiLock (the multi-lock): four participants, each
 // its own client behind its own fault link, take random sets of two or
 // three of three mutexes with mutex.Multi, each listing its set in a
 // random order, under the seeded faults of TestChaosMutex, then a calm

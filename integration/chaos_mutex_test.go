@@ -81,7 +81,7 @@ func runChaos(t *testing.T, sc chaos.Scenario) chaos.Result {
 	return r
 }
 
-// TestChaosMutex (issue 13, the mutex): four participants, each its own
+// TestChaosMutex (the mutex): four participants, each its own
 // client behind its own fault link, contend for one mutex on a cluster of
 // their own while the seeded engine cuts and blackholes links (shorter
 // than, around and longer than the session timeout), drops replies to

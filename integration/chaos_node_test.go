@@ -2,7 +2,7 @@ package integration
 
 import "testing"
 
-// TestChaosNode (issue 17, the persistent node): four participants, each
+// TestChaosNode (the persistent node): four participants, each
 // its own client behind its own fault link, keep one ephemeral node each
 // with recipes/node (a plain, a protected and a protected sequential name
 // among them) and set new data on it every few hundred milliseconds, under

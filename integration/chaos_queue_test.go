@@ -10,7 +10,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/integration/chaos"
 )
 
-// TestChaosQueue (issue 25, the distributed queues): four participants,
+// TestChaosQueue (the distributed queues): four participants,
 // each its own client behind its own fault link, put items on one
 // lock-safe recipes/queue Queue and consume them, each consumer recording
 // every item it takes in the transaction that removes it

@@ -11,7 +11,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
-// TestChaosRWLock (issue 13, the read/write lock): four participants, each
+// TestChaosRWLock (the read/write lock): four participants, each
 // its own client behind its own fault link and its own RWMutex handle,
 // take at random the read lock, the write lock, or the write lock
 // downgraded to a read (by RLock with the write holding's context, or by

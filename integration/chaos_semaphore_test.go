@@ -2,7 +2,7 @@ package integration
 
 import "testing"
 
-// TestChaosSemaphore (issue 13, the semaphore): four participants, each
+// TestChaosSemaphore (the semaphore): four participants, each
 // its own client behind its own fault link, take one lease (Acquire) or
 // one or two at once (AcquireN) of a semaphore whose limit comes from a
 // shared count, which participant 0 moves between 2 and 3 every few

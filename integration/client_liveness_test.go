@@ -17,7 +17,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
-// Issue 8, point 5: a holder's Lost closes from the server's clock. The
+// A holder's Lost closes from the server's clock. The
 // server expires a session T after the last frame it RECEIVED from the
 // client, so watch notifications streaming to a client that sends nothing
 // must not delay its suspension.

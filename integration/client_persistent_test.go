@@ -11,7 +11,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client"
 )
 
-// Issue 27: persistent and persistent recursive watches (ZooKeeper 3.6+),
+// Persistent and persistent recursive watches (ZooKeeper 3.6+),
 // set again after a reconnect or a session loss, with a resync event since
 // the server does not replay what changed meanwhile.
 

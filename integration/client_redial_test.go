@@ -15,7 +15,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
-// Issue 8, point 6 (first bullet): the client always comes back. A server
+// The client always comes back. A server
 // name that does not resolve (a ZooKeeper pod that is down has no DNS
 // record) is a failed dial, retried, at Start and after a local expiry.
 

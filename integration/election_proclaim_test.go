@@ -12,7 +12,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 )
 
-// Tests of Term.Proclaim (issue 25: a leader that proclaims, etcd's
+// Tests of Term.Proclaim (a leader that proclaims, as etcd's
 // Election.Proclaim). Helpers of this file start with "pr".
 
 // prObserved waits for the next observation and returns it.

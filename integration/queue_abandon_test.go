@@ -11,7 +11,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
-// Issue 24, defect 5: a Lock that fails while its client is disconnected
+// A Lock that fails while its client is disconnected
 // waits (up to the queue's abandon bound) for the reconnect and deletes its
 // node before it returns, so no other contender queues behind a node
 // nobody waits on.

@@ -13,7 +13,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
-// Issue 8, point 1: a node a lock created never outlives its purpose while
+// A node a lock created never outlives its purpose while
 // its session lives. Each test leaves an abandoned node behind a connection
 // that stays down longer than the client's retry policy (or the old fixed
 // cleanup deadline) allows, brings the SAME session back, and requires that
@@ -21,7 +21,7 @@ import (
 //
 // The helpers of the safety_*_test.go files start with "sf".
 
-// TestSafetyCleanupDroppedListing is the reproduction of issue 8: a client
+// TestSafetyCleanupDroppedListing reproduces a lock node left behind: a client
 // without retries (retry.NTimes(0, 0)) and a 15 s session loses the reply to
 // its acquire's listing, and the link stays cut for 3 s. Lock fails; the
 // lock- node it made is still on the server while the link is down; once the

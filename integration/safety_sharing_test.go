@@ -17,7 +17,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
-// Issue 8, point 3: goroutines sharing ONE handle exclude each other, as
+// Goroutines sharing ONE handle exclude each other, as
 // with sync.Mutex and sync.RWMutex; reentrancy and downgrade only where the
 // holding is passed on explicitly.
 

@@ -15,7 +15,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
-// Issue 8, point 4: the token never lies, a downgrade keeps the grant order,
+// The token never lies, a downgrade keeps the grant order,
 // and a holder can guard writes kept in ZooKeeper (OwnerCheck) and work
 // (Context) with its holding.
 

@@ -14,7 +14,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
-// Issue 8, point 2: a waiter survives the loss of its session; a holder
+// A waiter survives the loss of its session; a holder
 // never re-acquires silently. Ported from Curator's TestInterProcessMutexBase.
 
 // TestSafetyWaiterSurvivesKilledSession is Curator's testKilledSession: two

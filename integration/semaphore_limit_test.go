@@ -15,7 +15,7 @@ import (
 	zkshared "github.com/go-zkrecipes/zkrecipes/recipes/shared"
 )
 
-// Tests of a semaphore's limit (issue 10): taken from a shared count, and
+// Tests of a semaphore's limit: taken from a shared count, and
 // the opt-in check that every handle on a path uses one limit.
 
 // semWithCount returns a semaphore on semPath whose limit is cnt.

@@ -22,8 +22,8 @@ import (
 	zkshared "github.com/go-zkrecipes/zkrecipes/recipes/shared"
 )
 
-// Tests of recipes/zkshared.Count (issue 10: the shared count, acceptance
-// points 5 and 6). Helpers of this file start with "shc".
+// Tests of recipes/zkshared.Count, the shared count. Helpers of this file
+// start with "shc".
 
 // shcStart makes and starts a count on c, closed at cleanup.
 func shcStart(t *testing.T, c *client.Client, path string, seed int32) *zkshared.Count {

@@ -12,7 +12,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
-// TestTimedOutLocksLeaveNoWatches (issue 13's soak example): many Locks
+// TestTimedOutLocksLeaveNoWatches (a soak test): many Locks
 // with short timeouts against a long-held lock must not grow the client's
 // watches without bound. Each waiter's data watch on the holder's node is a
 // shared client.Watch that it gives up when it stops waiting, so after 300

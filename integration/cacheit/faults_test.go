@@ -30,7 +30,7 @@ func envInt(t *testing.T, name string, def uint64) uint64 {
 	return v
 }
 
-// TestCacheFaults is issue 17's "cache correctness under faults": a writer
+// TestCacheFaults checks the cache's correctness under faults: a writer
 // on a client of its own creates, writes, deletes and re-creates nodes on
 // three levels under /f (and now and then /f itself, and ephemeral leaves)
 // while the cache's own link is cut, blackholed, made to lose replies,

@@ -15,9 +15,9 @@ import (
 )
 
 // TestZeroRWMutex calls every exported method of a zero RWMutex and of its
-// two sides (issue 8, point 6): each returns an error wrapping
-// ErrInvalidArgument, or the documented zero result for a getter, and none
-// panics or blocks. No server is involved.
+// two sides: each returns an error wrapping ErrInvalidArgument, or the
+// documented zero result for a getter, and none panics or blocks. No server
+// is involved.
 func TestZeroRWMutex(t *testing.T) {
 	var rw rwlock.RWMutex
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
