@@ -9,7 +9,7 @@
 //
 // The session manager is package client; the recipes (locks, election,
 // semaphore, cache, ...) are under recipes/; the test server for users'
-// own tests is zktest. The README's conventions section says what every
+// own tests is zktest. docs/api.md's conventions section says what every
 // recipe has in common: constructors that do no I/O, Option, Start(ctx),
 // Close, Events and these errors.
 package zkrecipes

@@ -6,7 +6,7 @@
 # ensemble of your own. The last, examples/fencing, also starts throwaway
 # redis-server and MariaDB processes (Debian's packages, installed by
 # install-deps.sh) and a 3-server ensemble for its failover, and ends with
-# the table of README's "Which lock? The seeds' debate, measured" (about a
+# the table of docs/lock-debate.md, "Which lock? The seeds' debate, measured" (about a
 # minute).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

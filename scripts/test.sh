@@ -101,7 +101,7 @@ done
 echo "test: exported identifiers of the library and the harness have doc comments"
 go run ./scripts/checkdocs doc.go errors.go client retry internal recipes zktest integration/zerocheck integration/lockdebate "${contrib[@]}" || exit 1
 
-echo "test: every recipe package keeps the conventions the README states (scripts/checkshape)"
+echo "test: every recipe package keeps the conventions docs/api.md states (scripts/checkshape)"
 go run ./scripts/checkshape recipes/*/ || exit 1
 if [ -n "$checks_only" ]; then
 	echo "test: the static checks pass (CHECKS_ONLY: no test was run)"

@@ -26,7 +26,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 )
 
-// TestNewcomer is a service written from the README alone, as a new user
+// TestNewcomer is a service written from the README and docs/ alone, as a new user
 // would write it: a client with the Prometheus adapter's hooks, a
 // persistent node, a group member, a service registration and a provider,
 // a cache, a barrier, a counter and a mutex, all working in a loop on a

@@ -29,8 +29,8 @@
 //	| zkrecipes mutex, Lost() checked     |     20 |       20 |                    20 |                    0 |       1.074s |
 //	| zkrecipes mutex + fencing token     |     20 |        0 |                     0 |                   20 |       1.079s |
 //
-// and one of the failovers (two holders, first lock kept). README's "Which
-// lock? The seeds' debate, measured" explains the columns.
+// and one of the failovers (two holders, first lock kept). docs/lock-debate.md ("Which
+// lock? The seeds' debate, measured") explains the columns.
 //
 // Usage:
 //

@@ -138,5 +138,5 @@
 // items of a plain queue; fewer with ids), and costs in proportion to the
 // queue's length; an item's data must fit the same limit. Keep queues
 // short, items small, and use a message broker for volume. The repository's
-// README measures it.
+// docs/benchmarks.md measures it.
 package queue

@@ -48,7 +48,7 @@
 // node it counts. The wire is Curator's all the same: Java processes see
 // lease nodes only, and at most wait a moment longer for one about to go.
 // An uncontended acquire is one round trip instead of Curator's six (see
-// the README's benchmarks).
+// the repository's docs/benchmarks.md).
 //
 // # The limit
 //

@@ -1,6 +1,6 @@
 // Command checkshape fails when a recipe package breaks the conventions
 // that every package under recipes/ shares and that can be checked from
-// its source alone (README, "Conventions"):
+// its source alone (docs/api.md, "Conventions"):
 //
 //   - it declares `type Option func(*options) error`, and any other
 //     exported XxxOption type has the same shape;
