@@ -78,7 +78,7 @@ const reconnectWait = time.Second
 
 // errNoConnection ends the first try of a guaranteed delete that waited
 // reconnectWait for a connection.
-var errNoConnection = errors.New("zkrecipes: no connection to ZooKeeper")
+var errNoConnection = fmt.Errorf("zkrecipes: no connection to ZooKeeper for %v", reconnectWait)
 
 // errSessionEnded ends the first try of a guaranteed delete whose node's
 // session ended meanwhile: the node went with it.
@@ -114,9 +114,20 @@ func (c *Client) deleteNow(ctx context.Context, path string, sess *Session) erro
 	go c.abandonWhenCut(tctx, cancel, sessDone)
 	err := c.DeleteIfExists(tctx, path)
 	if err != nil && ctx.Err() == nil && tctx.Err() != nil {
-		err = fmt.Errorf("%w (%v)", context.Cause(tctx), err) // not ctx.Canceled: the caller did not cancel
+		err = firstTryCut(context.Cause(tctx), err)
 	}
 	return err
+}
+
+// firstTryCut is the error of a first try that abandonWhenCut ended with
+// cause: the cause itself (the caller did not cancel anything, so the
+// cancellation that ended the try's request says nothing), with the
+// request's own error beside it when that is another one.
+func firstTryCut(cause, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return cause
+	}
+	return fmt.Errorf("%w (%v)", cause, err)
 }
 
 // abandonWhenCut cancels ctx (with errNoConnection) once the client has
