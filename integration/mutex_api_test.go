@@ -12,7 +12,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -22,7 +22,7 @@ import (
 // 127.0.0.1).
 func mxDefaultData(t testing.TB) string {
 	t.Helper()
-	d := string(queue.DefaultData())
+	d := string(lockq.DefaultData())
 	require.NotEmpty(t, d)
 	if host, err := os.Hostname(); err == nil && d == host {
 		return d

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
@@ -25,7 +25,7 @@ const mxLinkSettle = 100 * time.Millisecond
 // only node ahead of it), and W2, woken by the same deletion, lists once,
 // while W1 holds: that early listing shows W1 first. So when W1 releases,
 // W2 too holds without a listing. Every handoff costs zero listings, and a
-// release wakes at most two waiters (queue.BenchWakeups is process-wide, so this
+// release wakes at most two waiters (lockq.BenchWakeups is process-wide, so this
 // test must not run in parallel with others).
 func TestMutexFastHandoff(t *testing.T) {
 	noLeaks(t)
@@ -63,14 +63,14 @@ func TestMutexFastHandoff(t *testing.T) {
 	l1, l2 := listings(w1.link), listings(w2.link)
 	require.Equal(t, int64(1), l1)
 	require.Equal(t, int64(1), l2)
-	wake := queue.BenchWakeups()
+	wake := lockq.BenchWakeups()
 
 	require.NoError(t, h.m.Unlock(ctx))
 	require.NoError(t, await(t, r1, 10*time.Second, "W1").err)
 	require.Eventually(t, func() bool { return listings(w2.link) == l2+1 }, 10*time.Second, pollEvery, "W2 lists early")
 	time.Sleep(mxLinkSettle)
 	require.Equal(t, l1, listings(w1.link), "W1 listed the directory again after H released")
-	require.Equal(t, wake+2, queue.BenchWakeups(), "H's release wakes W1 (its grant) and W2 (its early listing), no one else")
+	require.Equal(t, wake+2, lockq.BenchWakeups(), "H's release wakes W1 (its grant) and W2 (its early listing), no one else")
 	require.Equal(t, l2+1, listings(w2.link), "W2 lists exactly once when H goes")
 	pending(t, r2, 0, "W2 (while W1 holds)")
 
@@ -78,6 +78,6 @@ func TestMutexFastHandoff(t *testing.T) {
 	require.NoError(t, await(t, r2, 10*time.Second, "W2").err)
 	time.Sleep(mxLinkSettle)
 	assert.Equal(t, l2+1, listings(w2.link), "W2 listed the directory again after W1 released")
-	require.Equal(t, wake+3, queue.BenchWakeups(), "W1's release wakes only W2")
+	require.Equal(t, wake+3, lockq.BenchWakeups(), "W1's release wakes only W2")
 	require.NoError(t, w2.m.Unlock(ctx))
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
@@ -19,7 +19,7 @@ import (
 // no further listing. (Curator's reader, watching the first writer ahead,
 // would wake once per writer.)
 //
-// The test reads queue.BenchWakeups, which counts for the whole process, so it
+// The test reads lockq.BenchWakeups, which counts for the whole process, so it
 // must not run in parallel with others.
 func TestRWLockReaderWakesOnce(t *testing.T) {
 	noLeaks(t)
@@ -68,10 +68,10 @@ func TestRWLockReaderWakesOnce(t *testing.T) {
 	pending(t, got, rwQuiet, "R behind W3")
 
 	// W3 goes: only R waits now, so every wakeup from here on is R's.
-	wakeBase := queue.BenchWakeups()
+	wakeBase := lockq.BenchWakeups()
 	writers[2].mustRelease(t)
 	require.NoError(t, await(t, got, rwPatience, "R"))
-	require.Equal(t, int64(1), queue.BenchWakeups()-wakeBase, "R's wakeups")
+	require.Equal(t, int64(1), lockq.BenchWakeups()-wakeBase, "R's wakeups")
 	require.Equal(t, int64(2), listings(link)-listBase,
 		"W3's release grants R with no listing: its early listing showed W3 first")
 	require.Eventually(t, func() bool { return link.Requests(faultlink.OpGetData)-getBase == 3 },
@@ -103,10 +103,10 @@ func TestRWLockReaderFastHandoff(t *testing.T) {
 	waitChildren(t, obs, rwDir, 2)
 	pending(t, got, rwQuiet, "R behind W")
 
-	wakeBase := queue.BenchWakeups()
+	wakeBase := lockq.BenchWakeups()
 	require.NoError(t, w.Unlock(ctx))
 	require.NoError(t, await(t, got, rwPatience, "R"))
-	require.Equal(t, int64(1), queue.BenchWakeups()-wakeBase, "R's wakeups")
+	require.Equal(t, int64(1), lockq.BenchWakeups()-wakeBase, "R's wakeups")
 	require.Equal(t, int64(1), listings(link)-listBase, "R listed only once: the writer's deletion was the grant")
 	require.NoError(t, r.RUnlock(ctx))
 }

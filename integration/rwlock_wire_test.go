@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
@@ -78,8 +78,8 @@ func TestRWLockWireLayout(t *testing.T) {
 	require.Contains(t, bNode, rwlock.ReadLockName)
 	require.Contains(t, cNode, rwlock.WriteLockName)
 
-	// queue.Sorted orders by sequence number (the downgrade node beside its writer).
-	sorted := queue.Sorted(kids, []string{rwlock.ReadLockName, rwlock.WriteLockName})
+	// lockq.Sorted orders by sequence number (the downgrade node beside its writer).
+	sorted := lockq.Sorted(kids, []string{rwlock.ReadLockName, rwlock.WriteLockName})
 	require.Len(t, sorted, 5)
 	var sortedNames []string
 	for i, n := range sorted {
@@ -109,13 +109,13 @@ func TestRWLockWireLayout(t *testing.T) {
 			want = rwlock.ReadLockName
 		}
 		require.Equal(t, want, p.Marker)
-		wantData := queue.DefaultData() // Curator's default: the host's address
+		wantData := lockq.DefaultData() // Curator's default: the host's address
 		if owners[p.Name] == dc.Session().ID() {
 			wantData = []byte("node-D")
 		}
 		require.Equal(t, string(wantData), string(p.Data), "data of %s", p.Name)
 	}
-	require.NotEmpty(t, queue.DefaultData())
+	require.NotEmpty(t, lockq.DefaultData())
 
 	// The directory is a plain node for clients to see (a CONTAINER shows
 	// ephemeralOwner 0 like a persistent one); TestRWLockNoOrphans checks

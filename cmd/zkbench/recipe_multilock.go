@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -44,6 +44,6 @@ func multiLockRecipe(e *env, dir string, session time.Duration) *recipe {
 			}
 			return worker{locker: m, close: func() { _ = c.Close() }}, nil
 		},
-		events: queue.BenchWakeups,
+		events: lockq.BenchWakeups,
 	}
 }

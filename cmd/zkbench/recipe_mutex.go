@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -25,6 +25,6 @@ func mutexRecipe(e *env, dir string, session time.Duration) *recipe {
 			}
 			return worker{locker: m, close: func() { _ = c.Close() }}, nil
 		},
-		events: queue.BenchWakeups,
+		events: lockq.BenchWakeups,
 	}
 }

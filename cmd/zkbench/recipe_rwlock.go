@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/recipes/rwlock"
 )
 
@@ -28,6 +28,6 @@ func rwlockRecipe(_ context.Context, e *env, dir string, cfg runConfig) (*recipe
 			}
 			return worker{locker: rw.ReadLock(), shared: true, close: closer}, nil
 		},
-		events: queue.BenchWakeups,
+		events: lockq.BenchWakeups,
 	}, nil
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 )
 
 // The markers of the recipes' nodes, as Curator names them.
@@ -129,7 +129,7 @@ func sessionHex(owner int64) string { return fmt.Sprintf("0x%x", uint64(owner)) 
 func markersOf(names []string) map[string]bool {
 	found := map[string]bool{}
 	for _, n := range names {
-		_, m := queue.SortKey(n, []string{markRead, markWrite, markLatch, markLease, markLock})
+		_, m := lockq.SortKey(n, []string{markRead, markWrite, markLatch, markLease, markLock})
 		if m != "" {
 			found[m] = true
 		}
@@ -185,7 +185,7 @@ func buildQueue(kind string, raw []rawNode, now time.Time) (nodes []NodeView, fo
 		names = append(names, r.Name)
 	}
 	markers := markersFor(kind)
-	sorted := queue.Sorted(names, markers)
+	sorted := lockq.Sorted(names, markers)
 	inQueue := map[string]bool{}
 	for _, s := range sorted {
 		inQueue[s.Name] = true

@@ -16,7 +16,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/recipes/election"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
@@ -312,7 +312,7 @@ command has ended, so the next leader starts after it.`,
 				return usageErr("--grace must be positive")
 			}
 			if id == "" {
-				id = string(queue.DefaultData())
+				id = string(lockq.DefaultData())
 				if h, err := os.Hostname(); err == nil && h != "" {
 					id = h
 				}

@@ -10,13 +10,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/zktest"
 	"github.com/go-zkrecipes/zkrecipes/zktest/faultlink"
 )
 
 // sleep waits d or until ctx ends; it reports whether d passed.
-var sleep = queue.Sleep
+var sleep = lockq.Sleep
 
 // Kind is a kind of fault the engine can draw.
 type Kind string

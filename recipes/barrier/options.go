@@ -3,8 +3,8 @@ package barrier
 import (
 	"bytes"
 
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/internal/option"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
 // Option configures a Barrier or a Double.
@@ -27,6 +27,6 @@ func WithData(data []byte) Option {
 
 // apply runs opts over the defaults.
 func apply(opts []Option) (options, error) {
-	o := options{data: queue.DefaultData()}
+	o := options{data: lockq.DefaultData()}
 	return o, option.Apply("barrier", &o, opts)
 }

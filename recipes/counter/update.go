@@ -12,7 +12,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
 
@@ -137,7 +137,7 @@ func (c *Counter) tries(ctx context.Context, res *Result, p plan, policy retry.P
 		if d == backoff.Stop {
 			return errLost
 		}
-		if !queue.Sleep(ctx, d) {
+		if !lockq.Sleep(ctx, d) {
 			return ctx.Err()
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 )
 
 // Latch is one participant in a leader latch: Curator's LeaderLatch, wire
@@ -21,10 +21,10 @@ import (
 // an error wrapping zkrecipes.ErrInvalidArgument from every method that returns one.
 type Latch struct {
 	c    *client.Client
-	q    *queue.Queue
+	q    *lockq.Queue
 	path string
 	id   string
-	req  queue.Request
+	req  lockq.Request
 	mode CloseMode
 	note *notifier // the listeners' calls
 
@@ -54,7 +54,7 @@ func NewLatch(c *client.Client, path string, opts ...Option) (*Latch, error) {
 		return nil, err
 	}
 	return &Latch{
-		c: c, q: queue.New(c, path, markers...), path: path, id: o.id,
+		c: c, q: lockq.New(c, path, markers...), path: path, id: o.id,
 		req:     request(LatchName, o),
 		mode:    o.closeMode,
 		note:    newNotifier(o.listeners),
@@ -132,7 +132,7 @@ func final(err error) bool {
 func (l *Latch) enter(ctx context.Context) (client.ProtectedNode, error) {
 	for {
 		node, err := l.q.Enter(ctx, l.req)
-		if err == nil || !queue.Requeues(err) || ctx.Err() != nil {
+		if err == nil || !lockq.Requeues(err) || ctx.Err() != nil {
 			return node, err
 		}
 	}
@@ -295,7 +295,7 @@ func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done ch
 		held, err := l.q.Resume(actx, l.req, node)
 		done(err)
 		if err != nil {
-			if queue.Requeues(err) {
+			if lockq.Requeues(err) {
 				node = l.abandon(node)
 			}
 			if !l.failed(ctx, b, "waiting in the latch", err) {
@@ -304,7 +304,7 @@ func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done ch
 			continue
 		}
 		tok, err := held.Token(ctx)
-		if err != nil || queue.IsClosed(held.Lost()) {
+		if err != nil || lockq.IsClosed(held.Lost()) {
 			// Lost before the node could be vouched for: look again once
 			// connected (a deleted or foreign node then shows as such).
 			held.Drop()
@@ -331,7 +331,7 @@ func (l *Latch) campaign(ctx context.Context, node client.ProtectedNode, done ch
 			return // Close deletes the node
 		case why == ErrInterrupted:
 			node = l.abandon(node)
-		case queue.IsClosed(node.Session.Done()):
+		case lockq.IsClosed(node.Session.Done()):
 			node = l.abandon(node)
 		default:
 			// Suspended, or the node changed: resume on it once connected;
@@ -357,12 +357,12 @@ func (l *Latch) failed(ctx context.Context, b backoff.BackOff, what string, err 
 	}
 	sleep := b.NextBackOff()
 	access.Logger(l.c).Debug("leader latch: "+what+" failed; trying again", "path", l.path, "err", err, "sleep", sleep)
-	return queue.Sleep(ctx, sleep)
+	return lockq.Sleep(ctx, sleep)
 }
 
 // abandon gives up node (guaranteed delete) and returns the zero node.
 func (l *Latch) abandon(node client.ProtectedNode) client.ProtectedNode {
-	queue.Abandon(l.c, node)
+	lockq.Abandon(l.c, node)
 	l.setNode(client.ProtectedNode{})
 	return client.ProtectedNode{}
 }
@@ -403,7 +403,7 @@ func (l *Latch) waitConnected(ctx context.Context, sess *client.Session) {
 func waitConnected(ctx context.Context, c *client.Client, sess *client.Session) {
 	states, cancel := c.Subscribe()
 	defer cancel()
-	for queue.IsClosed(c.Disconnected()) {
+	for lockq.IsClosed(c.Disconnected()) {
 		select {
 		case _, ok := <-states:
 			if !ok {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 )
 
 // Participant is one participant of an election, as its node shows it.
@@ -61,8 +61,8 @@ func Participants(ctx context.Context, c *client.Client, path string) ([]Partici
 // none of those listed is left by the time it is read, it lists again (as
 // long as ctx lasts), so that none is reported only when a listing had
 // none.
-func participants(ctx context.Context, c *client.Client, path string) ([]queue.Participant, error) {
-	q := queue.New(c, path, markers...)
+func participants(ctx context.Context, c *client.Client, path string) ([]lockq.Participant, error) {
+	q := lockq.New(c, path, markers...)
 	for {
 		ps, err := q.Participants(ctx)
 		if err != nil || len(ps) > 0 {
@@ -74,7 +74,7 @@ func participants(ctx context.Context, c *client.Client, path string) ([]queue.P
 			return nil, nil
 		case err != nil:
 			return nil, err
-		case len(queue.Sorted(kids, markers)) == 0:
+		case len(lockq.Sorted(kids, markers)) == 0:
 			return nil, nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -182,7 +182,7 @@ func leader(ctx context.Context, c *client.Client, dir string, watch bool) (lead
 		return leaderRead{}, err
 	}
 	for {
-		nodes := queue.Sorted(kids, markers)
+		nodes := lockq.Sorted(kids, markers)
 		for _, n := range nodes {
 			p := pathpkg.Join(dir, n.Name)
 			data, st, err := c.Get(ctx, p)

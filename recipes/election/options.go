@@ -2,8 +2,8 @@ package election
 
 import (
 	"github.com/go-zkrecipes/zkrecipes/client"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/internal/option"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 )
 
 // Option configures a Latch (NewLatch) or a leader loop (Run).
@@ -67,16 +67,16 @@ const (
 // markers orders both layouts: a path holds one kind or the other.
 var markers = []string{LatchName, LockName}
 
-func request(marker string, o options) queue.Request {
+func request(marker string, o options) lockq.Request {
 	recipe := client.RecipeLeader // Run
 	if marker == LatchName {
 		recipe = client.RecipeLatch
 	}
-	return queue.Request{
+	return lockq.Request{
 		Recipe:                recipe,
 		Marker:                marker,
 		Data:                  []byte(o.id),
-		Predicate:             queue.Exclusive,
+		Predicate:             lockq.Exclusive,
 		Wait:                  true,
 		LostOnSessionLossOnly: o.sessionOnly,
 		ReadOwn:               true, // the term starts with token and owner known

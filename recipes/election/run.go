@@ -9,7 +9,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 )
 
 // releaseWithin bounds how long Run waits for a term's node delete before
@@ -47,12 +47,12 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 	if err != nil {
 		return err
 	}
-	q := queue.New(c, path, markers...)
+	q := lockq.New(c, path, markers...)
 	req := request(LockName, o)
 	b := newBackoff()
 	// prev is the last term's holding: its node is deleted in the same
-	// transaction that makes the next campaign's node (queue.Requeue).
-	var prev *queue.Held
+	// transaction that makes the next campaign's node (lockq.Requeue).
+	var prev *lockq.Held
 	defer func() {
 		if prev != nil {
 			release(c, prev)
@@ -62,7 +62,7 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var held *queue.Held
+		var held *lockq.Held
 		var err error
 		actx, done := access.StartAcquire(c, ctx, req.Recipe, path)
 		if prev != nil {
@@ -81,14 +81,14 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 			}
 			sleep := b.NextBackOff()
 			access.Logger(c).Debug("leader loop: campaign failed; trying again", "path", path, "err", err, "sleep", sleep)
-			if !queue.Sleep(ctx, sleep) {
+			if !lockq.Sleep(ctx, sleep) {
 				return ctx.Err()
 			}
 			continue
 		}
 		b.Reset()
 		tok, err := held.Token(ctx)
-		if err != nil || queue.IsClosed(held.Lost()) {
+		if err != nil || lockq.IsClosed(held.Lost()) {
 			release(c, held)
 			continue
 		}
@@ -114,10 +114,10 @@ func Run(ctx context.Context, c *client.Client, path string, lead func(ctx conte
 // release deletes a holding's node (guaranteed delete, bounded wait). With
 // no connection it goes straight to the background, where the client
 // retries it at once on the reconnect rather than after a retry sleep.
-func release(c *client.Client, held *queue.Held) {
+func release(c *client.Client, held *lockq.Held) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseWithin)
 	defer cancel()
-	if queue.IsClosed(c.Disconnected()) {
+	if lockq.IsClosed(c.Disconnected()) {
 		cancel()
 	}
 	if err := held.Release(ctx); err != nil && !errors.Is(err, zkrecipes.ErrDeletePending) {

@@ -7,7 +7,7 @@
 // order holds the lock; every other contender waits for the node just before
 // its own, so a release wakes one waiter (two at most), never a herd, and a
 // handoff usually takes no round trip at all (the queue core's package doc,
-// internal/queue, explains how).
+// internal/lockq, explains how).
 //
 // # Handles are shared like sync.Mutex
 //

@@ -8,7 +8,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 )
 
 // LockName is the marker of the mutex's nodes, as in Curator.
@@ -18,7 +18,7 @@ const LockName = "lock-"
 // The two sides of a rwlock.RWMutex are Mutex handles too. A zero Mutex
 // returns an error wrapping zkrecipes.ErrInvalidArgument from every method.
 type Mutex struct {
-	h *queue.Handle
+	h *lockq.Handle
 }
 
 // Option configures a Mutex.
@@ -27,7 +27,7 @@ type Option func(*options) error
 // options are a lock handle's settings. The recipes built on this package
 // (rwlock, semaphore) set through them what users cannot: the marker, the
 // predicate, the local gate.
-type options = queue.Options
+type options = lockq.Options
 
 // WithData sets the lock node's data (default: this host's IP address, as Curator).
 func WithData(data []byte) Option {
@@ -64,7 +64,7 @@ func WithLostOnSessionLossOnly() Option {
 // New returns a handle on the lock at path (relative to the client's
 // namespace). It does no I/O.
 func New(c *client.Client, path string, opts ...Option) (*Mutex, error) {
-	h, err := queue.NewHandle(c, path, opts)
+	h, err := lockq.NewHandle(c, path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -181,5 +181,5 @@ func Revoke(ctx context.Context, c *client.Client, nodePath string) error {
 	if c == nil {
 		return zkrecipes.ErrInvalidArgument
 	}
-	return queue.Revoke(ctx, c, nodePath)
+	return lockq.Revoke(ctx, c, nodePath)
 }

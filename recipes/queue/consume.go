@@ -14,7 +14,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	iq "github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/recipes/node"
 )
 
@@ -82,7 +82,7 @@ func (q *core) consume(ctx context.Context, h Handler) error {
 				"err", err)
 		}
 		q.log.Debug("zkrecipes: queue consumer retrying", "err", err, "sleep", delay)
-		if !iq.Sleep(ctx, delay) {
+		if !lockq.Sleep(ctx, delay) {
 			continue
 		}
 		delay = min(2*delay, 2*time.Second)
@@ -94,7 +94,7 @@ func (q *core) consume(ctx context.Context, h Handler) error {
 // best effort: without it the consumer only has no rank.
 func (c *consumer) register() {
 	host, _ := os.Hostname()
-	data := fmt.Appendf(nil, "%s pid=%d %s started=%s", strings.TrimSpace(string(iq.DefaultData())), os.Getpid(), host,
+	data := fmt.Appendf(nil, "%s pid=%d %s started=%s", strings.TrimSpace(string(lockq.DefaultData())), os.Getpid(), host,
 		time.Now().UTC().Format(time.RFC3339))
 	reg, err := node.New(c.q.cl, c.q.consumerPath+"/members/consumer-", data,
 		node.WithMode(node.EphemeralSequential), node.WithProtection())
@@ -400,7 +400,7 @@ func (c *consumer) processed(ctx context.Context, t *taken, next *entry) (*taken
 		return nt, tried, err
 	}
 	c.failures++
-	iq.Sleep(ctx, min(10*time.Millisecond<<min(c.failures-1, 10), time.Second))
+	lockq.Sleep(ctx, min(10*time.Millisecond<<min(c.failures-1, 10), time.Second))
 	return nt, tried, err
 }
 

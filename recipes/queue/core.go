@@ -14,8 +14,8 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/check"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/internal/pubsub"
-	iq "github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -109,7 +109,7 @@ func newCore(c *client.Client, k kind, path string, opts []Option) (*core, error
 	if o.deadLetter != "" {
 		q.deadFull = access.Full(c, o.deadLetter)
 	}
-	q.lockData = fmt.Appendf(iq.DefaultData(), " zkrecipes-queue %s", uuid.NewString())
+	q.lockData = fmt.Appendf(lockq.DefaultData(), " zkrecipes-queue %s", uuid.NewString())
 	q.closeCtx, q.cancel = context.WithCancel(context.Background())
 	return q, nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	iq "github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 )
 
 // Simple is Curator's SimpleDistributedQueue (ZooKeeper's own queue
@@ -86,7 +86,7 @@ func (s *Simple) Take(ctx context.Context) ([]byte, error) {
 			return nil, c.wrap("take", err)
 		}
 		if err != nil {
-			iq.Sleep(ctx, 50*time.Millisecond) // a failure that may pass
+			lockq.Sleep(ctx, 50*time.Millisecond) // a failure that may pass
 		}
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -19,14 +19,14 @@ const (
 // RWMutex returns an error wrapping zkrecipes.ErrInvalidArgument from every method.
 type RWMutex struct {
 	read, write *mutex.Mutex
-	wh          *queue.Handle
+	wh          *lockq.Handle
 }
 
 // Option configures a RWMutex (both of its sides).
 type Option func(*options) error
 
 // options are the settings of both sides' handles.
-type options = queue.Options
+type options = lockq.Options
 
 // WithData sets the lock nodes' data (default: this host's IP address, as Curator).
 func WithData(data []byte) Option { return Option(mutex.WithData(data)) }
@@ -44,30 +44,30 @@ func WithLostOnSessionLossOnly() Option { return Option(mutex.WithLostOnSessionL
 // New returns a handle on the read/write lock at path (relative to the
 // client's namespace). It does no I/O.
 func New(c *client.Client, path string, opts ...Option) (*RWMutex, error) {
-	local := queue.NewLocal()
+	local := lockq.NewLocal()
 	markers := []string{ReadLockName, WriteLockName}
-	var rh, wh *queue.Handle
-	side := func(marker, recipe string, pred queue.Predicate, shared bool, made **queue.Handle) []mutex.Option {
+	var rh, wh *lockq.Handle
+	side := func(marker, recipe string, pred lockq.Predicate, shared bool, made **lockq.Handle) []mutex.Option {
 		sideOpts := make([]mutex.Option, 0, len(opts)+1)
 		for _, o := range opts {
 			sideOpts = append(sideOpts, mutex.Option(o))
 		}
-		return append(sideOpts, func(o *queue.Options) error {
+		return append(sideOpts, func(o *lockq.Options) error {
 			o.Marker, o.Markers, o.Predicate, o.Recipe = marker, markers, pred, recipe
 			o.Shared, o.Local = shared, local
-			o.Made = func(h *queue.Handle) { *made = h }
+			o.Made = func(h *lockq.Handle) { *made = h }
 			return nil
 		})
 	}
-	read, err := mutex.New(c, path, side(ReadLockName, client.RecipeReadLock, queue.Reader(WriteLockName), true, &rh)...)
+	read, err := mutex.New(c, path, side(ReadLockName, client.RecipeReadLock, lockq.Reader(WriteLockName), true, &rh)...)
 	if err != nil {
 		return nil, err
 	}
-	write, err := mutex.New(c, path, side(WriteLockName, client.RecipeWriteLock, queue.Writer(WriteLockName), false, &wh)...)
+	write, err := mutex.New(c, path, side(WriteLockName, client.RecipeWriteLock, lockq.Writer(WriteLockName), false, &wh)...)
 	if err != nil {
 		return nil, err
 	}
-	queue.Pair(rh, wh)
+	lockq.Pair(rh, wh)
 	return &RWMutex{read: read, write: write, wh: wh}, nil
 }
 

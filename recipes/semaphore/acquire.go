@@ -14,7 +14,7 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/access"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
 	"github.com/go-zkrecipes/zkrecipes/retry"
 )
@@ -88,7 +88,7 @@ func (s *Semaphore) acquireReported(ctx context.Context, n int, wait bool) ([]*L
 		return s.attempt(ctx, n, wait)
 	}
 	lostPlace := func(err error) bool { return wait && requeues(err) }
-	return queue.Again(ctx, s.c, "semaphore waiter", s.path, attempt, lostPlace)
+	return lockq.Again(ctx, s.c, "semaphore waiter", s.path, attempt, lostPlace)
 }
 
 // requeues reports whether a failed attempt may simply be made again: the
@@ -200,13 +200,13 @@ func (s *Semaphore) watchFull(ctx context.Context) bool {
 
 // createLeases creates n lease nodes in one session; on error it deletes
 // those it made. Beside the last create it sends the first listing of the
-// leases directory (see queue.Listing).
-func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.ProtectedNode, *queue.Listing, error) {
+// leases directory (see lockq.Listing).
+func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.ProtectedNode, *lockq.Listing, error) {
 	nodes := make([]client.ProtectedNode, 0, n)
-	var first *queue.Listing
+	var first *lockq.Listing
 	for i := range n {
 		if i == n-1 {
-			first = queue.StartListing(ctx, s.c, s.leases, true)
+			first = lockq.StartListing(ctx, s.c, s.leases, true)
 		}
 		node, err := s.c.CreateProtected(ctx, path.Join(s.leases, LeaseName), s.o.data, zk.FlagEphemeralSequential)
 		if err != nil {
@@ -215,8 +215,8 @@ func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.Protected
 		}
 		nodes = append(nodes, node)
 		// All the lease nodes must be of one session, the live one (see
-		// queue.Replayed).
-		if node.Session != nodes[0].Session || queue.Replayed(s.c, node) {
+		// lockq.Replayed).
+		if node.Session != nodes[0].Session || lockq.Replayed(s.c, node) {
 			s.abandon(nodes...)
 			return nil, nil, errForeignNode
 		}
@@ -231,8 +231,8 @@ func (s *Semaphore) createLeases(ctx context.Context, n int) ([]client.Protected
 // taken before the listing that granted (a grant is only made on a view
 // taken while the connection stayed up), and whether that listing left room
 // to spare. first, when not nil, is a listing already under way (see
-// queue.Listing); a shared count's changes wake the wait.
-func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, first *queue.Listing, wait bool) (<-chan struct{}, bool, error) {
+// lockq.Listing); a shared count's changes wake the wait.
+func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, first *lockq.Listing, wait bool) (<-chan struct{}, bool, error) {
 	sess := nodes[0].Session
 	mutexLost := s.lock.Lost()
 	names := make([]string, len(nodes))
@@ -248,10 +248,10 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 	var w *client.Watch // the leases' children: given up whenever the wait ends
 	defer func() { w.Stop() }()
 	for {
-		if queue.IsClosed(sess.Done()) {
+		if lockq.IsClosed(sess.Done()) {
 			return nil, false, fmt.Errorf("zkrecipes: waiting for a lease: %w", sess.Err())
 		}
-		if queue.IsClosed(mutexLost) {
+		if lockq.IsClosed(mutexLost) {
 			return nil, false, errMutexLost
 		}
 		w.Stop()
@@ -278,7 +278,7 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 			return nil, false, err
 		}
 		if len(kids) <= lim {
-			if !queue.IsClosed(disc) {
+			if !lockq.IsClosed(disc) {
 				return disc, len(kids) < lim, nil
 			}
 			continue // look again on a connection that stays up
@@ -302,8 +302,8 @@ func (s *Semaphore) waitFit(ctx context.Context, nodes []client.ProtectedNode, f
 const cleanupWithin = 2 * time.Second
 
 // abandon deletes lease nodes an acquire made and no longer needs (see
-// queue.Abandon).
-func (s *Semaphore) abandon(nodes ...client.ProtectedNode) { queue.Abandon(s.c, nodes...) }
+// lockq.Abandon).
+func (s *Semaphore) abandon(nodes ...client.ProtectedNode) { lockq.Abandon(s.c, nodes...) }
 
 // unlock releases the `locks` mutex (a guaranteed delete of its node).
 func (s *Semaphore) unlock() {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 )
 
 // The fast path: one lease taken in one round trip, without the `locks`
@@ -50,12 +50,12 @@ func (s *Semaphore) fastAcquire(ctx context.Context) (lease *Lease, ok bool, err
 	if lim < 1 {
 		return nil, false, nil
 	}
-	leases := queue.StartListing(ctx, s.c, s.leases, false)
+	leases := lockq.StartListing(ctx, s.c, s.leases, false)
 	node, err := s.c.CreateProtected(ctx, path.Join(s.leases, LeaseName), s.o.data, zk.FlagEphemeralSequential)
 	if err != nil {
 		return nil, false, err
 	}
-	if queue.Replayed(s.c, node) {
+	if lockq.Replayed(s.c, node) {
 		s.abandon(node)
 		return nil, false, errForeignNode
 	}
@@ -73,7 +73,7 @@ func (s *Semaphore) fastAcquire(ctx context.Context) (lease *Lease, ok bool, err
 		s.abandon(node)
 		return nil, false, err
 	}
-	if len(kids) > lim || !slices.Contains(kids, name) || queue.IsClosed(disc) {
+	if len(kids) > lim || !slices.Contains(kids, name) || lockq.IsClosed(disc) {
 		s.abandon(node)
 		return nil, false, nil
 	}

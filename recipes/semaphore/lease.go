@@ -8,14 +8,14 @@ import (
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 )
 
 // Lease is one lease held on a semaphore. Release it exactly once; Lost
 // tells when it may be gone without a Release. A zero Lease returns an error
 // wrapping zkrecipes.ErrInvalidArgument from every method that can return one.
 type Lease struct {
-	h         *queue.Held // the lease node, watched as a lock holder's node is
+	h         *lockq.Held // the lease node, watched as a lock holder's node is
 	data      []byte
 	releasing atomic.Bool
 }
@@ -24,7 +24,7 @@ type Lease struct {
 // Disconnected channel taken before the listing that granted the lease, or
 // nil when Lost must close on session loss only.
 func (s *Semaphore) newLease(node client.ProtectedNode, disc <-chan struct{}) *Lease {
-	return &Lease{h: queue.Hold(s.c, node, disc, s.recipe, s.path), data: s.o.data}
+	return &Lease{h: lockq.Hold(s.c, node, disc, s.recipe, s.path), data: s.o.data}
 }
 
 func (l *Lease) valid() bool { return l != nil && l.h != nil }
@@ -53,7 +53,7 @@ func (l *Lease) Data() []byte {
 // For a zero Lease it is already closed.
 func (l *Lease) Lost() <-chan struct{} {
 	if !l.valid() {
-		return queue.Closed()
+		return lockq.Closed()
 	}
 	return l.h.Lost()
 }

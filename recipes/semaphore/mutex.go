@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -107,7 +107,7 @@ func (m *Mutex) Lost() <-chan struct{} {
 	if l := m.current(); l != nil {
 		return l.Lost()
 	}
-	return queue.Closed()
+	return lockq.Closed()
 }
 
 // Token returns the holding's fencing token (see Lease.Token); zkrecipes.ErrNotHeld

@@ -15,8 +15,8 @@ import (
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/check"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 	"github.com/go-zkrecipes/zkrecipes/internal/option"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
 	"github.com/go-zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/go-zkrecipes/zkrecipes/recipes/shared"
 )
@@ -144,14 +144,14 @@ func newSemaphore(c *client.Client, p string, maxLeases int, count *shared.Count
 		return nil, err
 	}
 	if o.data == nil {
-		o.data = queue.DefaultData()
+		o.data = lockq.DefaultData()
 	}
 	// The mutex only keeps acquirers from waiting side by side; losing it
 	// while waiting is noticed (and the wait begun again) on session loss
 	// or when its node is deleted, not on a mere suspension.
 	// It is the semaphore's own, not the application's: it is not reported
 	// to the client's hooks.
-	unreported := func(o *queue.Options) error {
+	unreported := func(o *lockq.Options) error {
 		o.Unreported = true
 		return nil
 	}
@@ -243,8 +243,8 @@ func (s *Semaphore) Holders(ctx context.Context) ([]Holder, error) {
 		return nil, err
 	}
 	sort.Slice(kids, func(i, j int) bool {
-		ki, _ := queue.SortKey(kids[i], []string{LeaseName})
-		kj, _ := queue.SortKey(kids[j], []string{LeaseName})
+		ki, _ := lockq.SortKey(kids[i], []string{LeaseName})
+		kj, _ := lockq.SortKey(kids[j], []string{LeaseName})
 		if ki != kj {
 			return ki < kj
 		}

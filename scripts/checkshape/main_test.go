@@ -16,7 +16,7 @@ func TestBadPackage(t *testing.T) {
 	for _, want := range []string{
 		"Option is not func(*<unexported options>) error",
 		"ProviderOption is not func(*<unexported options>) error",
-		"Participant is an exported alias of internal type queue.Participant",
+		"Participant is an exported alias of internal type lockq.Participant",
 		"ErrClosed re-exports zkrecipes.ErrClosed",
 		"WithLogger: recipes log through the client's logger",
 		"Start is not Start(ctx context.Context) error",

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/go-zkrecipes/zkrecipes"
-	"github.com/go-zkrecipes/zkrecipes/internal/queue"
+	"github.com/go-zkrecipes/zkrecipes/internal/lockq"
 )
 
 // Option has no error result.
@@ -21,7 +21,7 @@ type ProviderOption func(*Settings) error
 type Settings struct{}
 
 // Participant aliases an internal type.
-type Participant = queue.Participant
+type Participant = lockq.Participant
 
 // ErrClosed re-exports a shared sentinel.
 var ErrClosed = zkrecipes.ErrClosed

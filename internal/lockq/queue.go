@@ -1,4 +1,4 @@
-// Package queue is the core every zkrecipes lock stands on: the
+// Package lockq is the core every zkrecipes lock stands on: the
 // ephemeral-sequential queue. Each contender creates one protected
 // EPHEMERAL_SEQUENTIAL node in a directory; it then lists the directory and
 // reads its own node in one round trip (the read gives the fencing token and
@@ -29,7 +29,7 @@
 // one handle exclude each other locally, as with sync.Mutex, before any
 // node is made; reentrancy is explicit, through a context that carries the
 // holding (Handle.Context).
-package queue
+package lockq
 
 import (
 	"sync/atomic"

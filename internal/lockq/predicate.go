@@ -1,4 +1,4 @@
-package queue
+package lockq
 
 // Decision is a predicate's answer for one listing.
 type Decision struct {
