@@ -420,28 +420,39 @@ type Participant struct {
 }
 
 // Participants lists the contenders in queue order, holder(s) first. Nodes
-// that vanish while being read are left out.
+// that vanish while being read are left out; when every node of a listing
+// has vanished by the time it is read (the lock passed on while the reads
+// were delayed), it lists again, for as long as ctx lasts: none is
+// reported only when a listing had none.
 func (q *Queue) Participants(ctx context.Context) ([]Participant, error) {
-	kids, _, err := q.c.Children(ctx, q.dir)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Participant
-	for _, n := range Sorted(kids, q.markers) {
-		p := path.Join(q.dir, n.Name)
-		data, st, err := q.c.Get(ctx, p)
+	for {
+		kids, _, err := q.c.Children(ctx, q.dir)
 		if errors.Is(err, zk.ErrNoNode) {
-			continue
+			return nil, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Participant{Name: n.Name, Path: p, Marker: n.Marker, Data: data, Czxid: st.Czxid})
+		nodes := Sorted(kids, q.markers)
+		var out []Participant
+		for _, n := range nodes {
+			p := path.Join(q.dir, n.Name)
+			data, st, err := q.c.Get(ctx, p)
+			if errors.Is(err, zk.ErrNoNode) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Participant{Name: n.Name, Path: p, Marker: n.Marker, Data: data, Czxid: st.Czxid})
+		}
+		if len(out) > 0 || len(nodes) == 0 {
+			return out, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
-	return out, nil
 }
 
 // Revoke asks the holder of the node at nodePath to release, by writing

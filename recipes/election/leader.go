@@ -39,7 +39,7 @@ func Participants(ctx context.Context, c *client.Client, path string) ([]Partici
 	if err := checkArgs(c, path); err != nil {
 		return nil, err
 	}
-	ps, err := participants(ctx, c, path)
+	ps, err := lockq.New(c, path, markers...).Participants(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -55,32 +55,6 @@ func Participants(ctx context.Context, c *client.Client, path string) ([]Partici
 		out[0].Value, _ = proclaimedBy(data, pathpkg.Base(out[0].Node))
 	}
 	return out, nil
-}
-
-// participants reads the election's nodes that exist, in queue order. When
-// none of those listed is left by the time it is read, it lists again (as
-// long as ctx lasts), so that none is reported only when a listing had
-// none.
-func participants(ctx context.Context, c *client.Client, path string) ([]lockq.Participant, error) {
-	q := lockq.New(c, path, markers...)
-	for {
-		ps, err := q.Participants(ctx)
-		if err != nil || len(ps) > 0 {
-			return ps, err
-		}
-		kids, _, err := c.Children(ctx, path)
-		switch {
-		case errors.Is(err, zk.ErrNoNode):
-			return nil, nil
-		case err != nil:
-			return nil, err
-		case len(lockq.Sorted(kids, markers)) == 0:
-			return nil, nil
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-	}
 }
 
 // Leader returns the leader of the election at path: the first node in
