@@ -248,7 +248,7 @@ func (s *watchSet) getWatch(ctx context.Context, conn *wire.Conn, up <-chan stru
 	s.all[sh] = struct{}{}
 	w := s.joinLocked(sh)
 	s.mu.Unlock()
-	return r, w, err
+	return r, w, nil
 }
 
 // firedLocked reports whether sh's event has come, even if none of its
@@ -349,8 +349,7 @@ func (c *Client) watchRead(ctx context.Context, path string, kind watchKind) (wa
 		return err
 	})
 	if err != nil {
-		w.Stop() // a watch set by a read that failed after all (none today)
-		return watchRead{}, nil, err
+		return watchRead{}, nil, err // a read that failed set no watch
 	}
 	return out, w, nil
 }

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/go-zkrecipes/zkrecipes"
 	"github.com/go-zkrecipes/zkrecipes/client"
 	"github.com/go-zkrecipes/zkrecipes/internal/errs"
@@ -48,11 +46,10 @@ type Double struct {
 	last    int64           // the czxid of the last ready node it passed (0 before the first)
 
 	// Used only by the call that holds the turn:
-	closed     bool            // Close has run
-	closeErr   error           // its result
-	stale      []string        // own nodes given up whose delete went on in the background
-	readyW     <-chan zk.Event // the event of an existence watch on the ready node not yet fired, or nil
-	readyWatch *client.Watch   // that watch, given up when the call ends
+	closed     bool          // Close has run
+	closeErr   error         // its result
+	stale      []string      // own nodes given up whose delete went on in the background
+	readyWatch *client.Watch // an existence watch on the ready node not yet fired, or nil; given up when the call ends
 }
 
 // NewDouble returns a member of the double barrier at path (relative to the

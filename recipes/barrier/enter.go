@@ -178,9 +178,9 @@ func (e *entry) create(ctx context.Context) error {
 // call gives it up when it ends (disarmReady), so a member that waits and
 // gives up leaves no watch behind.
 func (d *Double) armReady(ctx context.Context) (bool, *zk.Stat, error) {
-	if d.readyW != nil {
+	if d.readyWatch != nil {
 		select {
-		case <-d.readyW:
+		case <-d.readyWatch.Events():
 			d.disarmReady()
 		default:
 			ok, st, err := d.c.Exists(ctx, d.ready)
@@ -191,14 +191,14 @@ func (d *Double) armReady(ctx context.Context) (bool, *zk.Stat, error) {
 	if err != nil {
 		return false, nil, err
 	}
-	d.readyWatch, d.readyW = w, w.Events()
+	d.readyWatch = w
 	return ok, st, nil
 }
 
 // disarmReady gives up the watch on the ready node, fired or not.
 func (d *Double) disarmReady() {
 	d.readyWatch.Stop()
-	d.readyWatch, d.readyW = nil, nil
+	d.readyWatch = nil
 }
 
 // open is the count reaching n: it creates the ready node in one
@@ -246,7 +246,7 @@ func (e *entry) wait(ctx context.Context, watch string) error {
 		other = w.Events()
 	}
 	select {
-	case <-d.readyW:
+	case <-d.readyWatch.Events():
 		d.disarmReady()
 	case <-other:
 	case <-e.sess.Done():

@@ -81,7 +81,7 @@ func (e *entry) older(ctx context.Context, rst *zk.Stat, kids []string) (string,
 // left alone: the caller looks again.
 func (e *entry) dropReady(ctx context.Context, rst *zk.Stat) error {
 	select {
-	case <-e.d.readyW:
+	case <-e.d.readyWatch.Events():
 		e.d.disarmReady()
 		return nil
 	default:
