@@ -22,8 +22,6 @@
 #      tests), and the given-up waits' (integration/abandonit), again with
 #      -race on ZooKeeper 3.9.3, the local backend with the jars
 #      scripts/install-deps.sh fetched (ZK_VERSION; about 3.5 minutes).
-#      The local smoke subset with the contrib modules, and the 3.9.3 suites,
-#      run side by side once the main run is over.
 # If no Docker engine can be had, it says so loudly and runs everything on the
 # local backend instead. A skipped test fails the run: nothing may be skipped.
 set -uo pipefail
@@ -111,54 +109,27 @@ if [ -n "$checks_only" ]; then
 fi
 
 status=0
-# Three packages at a time (go test's default is one per core, two here):
-# the suites wait on ZooKeeper far more than they compute, and the longest
-# package (integration/) alone bounds the run.
-echo "test: go test -race -p 3 ./... with ZK_BACKEND=$backend (log: $log)"
-ZK_BACKEND=$backend go test -race -p 3 -count=1 -timeout 20m -v ./... >"$log" 2>&1 || status=1
+echo "test: go test -race ./... with ZK_BACKEND=$backend (log: $log)"
+ZK_BACKEND=$backend go test -race -count=1 -timeout 20m -v ./... >"$log" 2>&1 || status=1
+if [ "$backend" = docker ]; then
+	echo "test: smoke subset on the local-process backend"
+	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v \
+		-run 'Smoke|TestClientLifecycle|TestClientShortCutKeepsSession|TestClientLongCutLosesSession|TestMutexExclusion|TestCuratorInteropMutex' \
+		./integration/ >>"$log" 2>&1 || status=1
+	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends|TestTLSCluster' ./zktest/ >>"$log" 2>&1 || status=1
+	# TLS and ACLs on a real server, on both backends: the whole package again.
+	ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./integration/securityit/ >>"$log" 2>&1 || status=1
+fi
+for dir in "${contrib[@]}"; do
+	echo "test: go test -race ./... in $dir with ZK_BACKEND=local"
+	(cd "$dir" && env "$workspace" ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./...) >>"$log" 2>&1 || status=1
+done
 
-# local_suites: the smoke subset on the local-process backend (after a
-# docker run) and the contrib modules.
-local_suites() {
-	local st=0
-	if [ "$backend" = docker ]; then
-		echo "test: smoke subset on the local-process backend"
-		ZK_BACKEND=local go test -race -count=1 -timeout 5m -v \
-			-run 'Smoke|TestClientLifecycle|TestClientShortCutKeepsSession|TestClientLongCutLosesSession|TestMutexExclusion|TestCuratorInteropMutex' \
-			./integration/ >>"$1" 2>&1 || st=1
-		ZK_BACKEND=local go test -race -count=1 -timeout 5m -v -run 'TestBackends|TestTLSCluster' ./zktest/ >>"$1" 2>&1 || st=1
-		# TLS and ACLs on a real server, on both backends: the whole package again.
-		ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./integration/securityit/ >>"$1" 2>&1 || st=1
-	fi
-	for dir in "${contrib[@]}"; do
-		echo "test: go test -race ./... in $dir with ZK_BACKEND=local"
-		(cd "$dir" && env "$workspace" ZK_BACKEND=local go test -race -count=1 -timeout 5m -v ./...) >>"$1" 2>&1 || st=1
-	done
-	return $st
-}
-
-# suites39: the same suites on ZooKeeper 3.9 as on Debian's 3.8.
-suites39() {
-	local st=0
-	echo "test: wire, cache, given-up waits and election suites on ZooKeeper 3.9.3 (ZK_VERSION, local backend)"
-	ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v ./client/internal/wire/ ./integration/cacheit/ ./integration/abandonit/ >>"$1" 2>&1 || st=1
-	ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v \
-		-run '^(TestElection|TestLatch|TestRun|TestClientPersistent)' ./integration/ >>"$1" 2>&1 || st=1
-	return $st
-}
-
-# The two run side by side, each into a log of its own, appended to the
-# main log once both are done.
-log_local="$log.local" log39="$log.39"
-: >"$log_local"
-: >"$log39"
-local_suites "$log_local" &
-pid_local=$!
-suites39 "$log39" &
-pid39=$!
-wait "$pid_local" || status=1
-wait "$pid39" || status=1
-cat "$log_local" "$log39" >>"$log"
+# The same suites on ZooKeeper 3.9 as on Debian's 3.8.
+echo "test: wire, cache, given-up waits and election suites on ZooKeeper 3.9.3 (ZK_VERSION, local backend)"
+ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v ./client/internal/wire/ ./integration/cacheit/ ./integration/abandonit/ >>"$log" 2>&1 || status=1
+ZK_BACKEND=local ZK_VERSION=3.9.3 go test -race -count=1 -timeout 10m -v \
+	-run '^(TestElection|TestLatch|TestRun|TestClientPersistent)' ./integration/ >>"$log" 2>&1 || status=1
 
 grep -hE "zktest: backend=[a-z]+ .*servers=[0-9]+ addrs=" "$log" | sed 's/^.*zktest: /test: served by: /' | sort | uniq -c
 grep -E '^(ok|FAIL|---)[[:space:]]' "$log" | grep -v -- '--- PASS' || true
