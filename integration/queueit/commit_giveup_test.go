@@ -249,6 +249,10 @@ func TestCloseCutsBackoffShort(t *testing.T) {
 	})
 	require.NoError(t, q.Put(ctx, []byte("x")))
 	itest.Await(t, failed, 10*time.Second, "the failing call")
+	// A Close that lands before the consumer has judged the handler's
+	// return takes the failure for a stop (not counted): let it count the
+	// failure and start its minute-long backoff first.
+	time.Sleep(500 * time.Millisecond)
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	require.NoError(t, q.Close(cctx), "Close cuts the backoff short")
